@@ -1,0 +1,95 @@
+//! Reserved `_meta` keys and the per-request protocol fields of 2026-07-28.
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::capabilities::ClientCapabilities;
+use super::implementation::Implementation;
+use super::jsonrpc::{ErrorObject, RequestId};
+
+/// Reserved `_meta` key names.
+pub mod keys {
+    /// Protocol version of a request.
+    pub const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+    /// Client capabilities relevant to a request.
+    pub const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+    /// Client name and version.
+    pub const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+    /// Minimum log level for a request.
+    pub const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+    /// Server name and version, on results.
+    pub const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+    /// Correlates a notification with its `subscriptions/listen` request.
+    pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+    /// Opts a request into progress notifications.
+    pub const PROGRESS_TOKEN: &str = "progressToken";
+}
+
+/// A progress token: a string or an integer, echoed back with its JSON type.
+pub type ProgressToken = RequestId;
+
+/// The `_meta` fields this crate reads from a request.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct RequestMeta {
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion", default)]
+    pub(crate) protocol_version: Option<String>,
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default)]
+    pub(crate) client_capabilities: Option<ClientCapabilities>,
+    #[serde(rename = "io.modelcontextprotocol/clientInfo", default)]
+    pub(crate) client_info: Option<Implementation>,
+    #[serde(rename = "io.modelcontextprotocol/logLevel", default)]
+    pub(crate) log_level: Option<String>,
+    #[serde(rename = "progressToken", default)]
+    pub(crate) progress_token: Option<ProgressToken>,
+}
+
+#[derive(Deserialize)]
+struct MetaOnly<'a> {
+    #[serde(rename = "_meta", default, borrow)]
+    meta: Option<&'a RawValue>,
+}
+
+/// Reads `params._meta`: the parsed known fields and the raw object (for `Context::meta`).
+pub(crate) fn read_request_meta(
+    params: Option<&RawValue>,
+) -> Result<(RequestMeta, Option<Box<RawValue>>), ErrorObject> {
+    let Some(params) = params else {
+        return Ok((RequestMeta::default(), None));
+    };
+    let only: MetaOnly<'_> = serde_json::from_str(params.get())
+        .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))?;
+    let Some(raw) = only.meta else {
+        return Ok((RequestMeta::default(), None));
+    };
+    if raw.get() == "null" {
+        return Ok((RequestMeta::default(), None));
+    }
+    let meta: RequestMeta = serde_json::from_str(raw.get())
+        .map_err(|e| ErrorObject::invalid_params(format!("Invalid _meta: {e}")))?;
+    Ok((meta, Some(raw.to_owned())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_meta() {
+        let params: Box<RawValue> = serde_json::from_str(
+            r#"{"name":"x","arguments":{"_meta":1},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"roots":{}},"progressToken":"t","other":true}}"#,
+        )
+        .unwrap();
+        let (meta, raw) = read_request_meta(Some(&params)).unwrap();
+        assert_eq!(meta.protocol_version.as_deref(), Some("2026-07-28"));
+        assert!(meta.client_capabilities.unwrap().supports_roots());
+        assert_eq!(meta.progress_token, Some(RequestId::String("t".into())));
+        assert!(raw.unwrap().get().contains("other"));
+    }
+
+    #[test]
+    fn rejects_malformed_meta() {
+        let params: Box<RawValue> =
+            serde_json::from_str(r#"{"_meta":{"progressToken":1.5}}"#).unwrap();
+        assert!(read_request_meta(Some(&params)).is_err());
+    }
+}

@@ -1,0 +1,1 @@
+//! Procedural macros for `mcp-framework`. Use them through `mcp_framework`'s re-exports.
