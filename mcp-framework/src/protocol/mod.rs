@@ -6,6 +6,8 @@ pub mod implementation;
 pub mod jsonrpc;
 pub mod logging;
 pub mod meta;
+pub mod params;
+pub mod result;
 pub mod version;
 
 pub use capabilities::*;
@@ -13,4 +15,6 @@ pub use implementation::*;
 pub use jsonrpc::{ErrorObject, RequestId, codes};
 pub use logging::LoggingLevel;
 pub use meta::{ProgressToken, keys};
+pub use params::*;
+pub use result::*;
 pub use version::ProtocolVersion;
