@@ -2,19 +2,35 @@
 //! differ. Plain data: no I/O, no tokio, no axum.
 
 pub mod capabilities;
+pub mod content;
+pub mod elicitation;
 pub mod implementation;
 pub mod jsonrpc;
 pub mod logging;
 pub mod meta;
+pub mod mrtr;
 pub mod params;
+pub mod prompts;
+pub mod resources;
 pub mod result;
+pub mod roots;
+pub mod sampling;
+pub mod tools;
 pub mod version;
 
 pub use capabilities::*;
+pub use content::*;
+pub use elicitation::*;
 pub use implementation::*;
 pub use jsonrpc::{ErrorObject, RequestId, codes};
 pub use logging::LoggingLevel;
 pub use meta::{ProgressToken, keys};
+pub use mrtr::*;
 pub use params::*;
+pub use prompts::*;
+pub use resources::*;
 pub use result::*;
+pub use roots::*;
+pub use sampling::*;
+pub use tools::*;
 pub use version::ProtocolVersion;
