@@ -62,7 +62,9 @@ impl<'de> Deserialize<'de> for RequestId {
                 .as_i64()
                 .map(Self::Number)
                 .ok_or_else(|| de::Error::custom("request id must be an integer or a string")),
-            _ => Err(de::Error::custom("request id must be an integer or a string")),
+            _ => Err(de::Error::custom(
+                "request id must be an integer or a string",
+            )),
         }
     }
 }
@@ -159,7 +161,10 @@ impl ErrorObject {
 
     /// `-32601 Method not found`.
     pub fn method_not_found(method: &str) -> Self {
-        Self::new(codes::METHOD_NOT_FOUND, format!("Method not found: {method}"))
+        Self::new(
+            codes::METHOD_NOT_FOUND,
+            format!("Method not found: {method}"),
+        )
     }
 
     /// `-32602 Invalid params`.
@@ -170,6 +175,14 @@ impl ErrorObject {
     /// `-32603 Internal error`.
     pub fn internal(detail: impl Into<String>) -> Self {
         Self::new(codes::INTERNAL_ERROR, detail)
+    }
+
+    /// A resource that does not exist: `-32602` with `data.uri` (legacy sessions see the
+    /// code their revision used, `-32002`). Return it from a resource handler whose
+    /// template matched a URI that names nothing.
+    pub fn resource_not_found(uri: &str) -> Self {
+        Self::new(codes::INVALID_PARAMS, format!("Resource not found: {uri}"))
+            .with_data(serde_json::json!({ "uri": uri }))
     }
 
     /// `-32020 HeaderMismatch`.
@@ -468,11 +481,23 @@ mod tests {
 
     #[test]
     fn rejects_bad_messages() {
-        assert_eq!(classify("{not json").unwrap_err().error.code, codes::PARSE_ERROR);
-        assert_eq!(classify("\u{0}\u{1}").unwrap_err().error.code, codes::PARSE_ERROR);
-        assert_eq!(classify("[]").unwrap_err().error.code, codes::INVALID_REQUEST);
+        assert_eq!(
+            classify("{not json").unwrap_err().error.code,
+            codes::PARSE_ERROR
+        );
+        assert_eq!(
+            classify("\u{0}\u{1}").unwrap_err().error.code,
+            codes::PARSE_ERROR
+        );
+        assert_eq!(
+            classify("[]").unwrap_err().error.code,
+            codes::INVALID_REQUEST
+        );
         assert_eq!(classify("[1,").unwrap_err().error.code, codes::PARSE_ERROR);
-        assert_eq!(classify("42").unwrap_err().error.code, codes::INVALID_REQUEST);
+        assert_eq!(
+            classify("42").unwrap_err().error.code,
+            codes::INVALID_REQUEST
+        );
         let null_id = classify(r#"{"jsonrpc":"2.0","id":null,"method":"x"}"#).unwrap_err();
         assert_eq!(null_id.error.code, codes::INVALID_REQUEST);
         let float_id = classify(r#"{"jsonrpc":"2.0","id":1.5,"method":"x"}"#).unwrap_err();

@@ -1,0 +1,172 @@
+//! An immutable snapshot of what the server serves, sorted, indexed and with its own
+//! cache of rendered list pages. A change builds a new catalog and swaps it in.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::cache::{ListKind, PageCache};
+use crate::error::Error;
+use crate::registry::{
+    Location, PromptEntry, ResourceEntry, ResourceOrTemplate, TemplateEntry, ToolEntry,
+    build_resource,
+};
+use crate::registry::{PromptSet, ResourceSet, ToolSet};
+
+/// Everything served at one moment.
+#[derive(Debug)]
+pub(crate) struct Catalog {
+    pub(crate) tools: Vec<Arc<ToolEntry>>,
+    tool_index: HashMap<String, usize>,
+    pub(crate) prompts: Vec<Arc<PromptEntry>>,
+    prompt_index: HashMap<String, usize>,
+    pub(crate) resources: Vec<Arc<ResourceEntry>>,
+    resource_index: HashMap<String, usize>,
+    pub(crate) templates: Vec<Arc<TemplateEntry>>,
+    pub(crate) page_size: usize,
+    pub(crate) pages: PageCache,
+}
+
+fn check_unique<T>(
+    kind: &'static str,
+    items: &[Arc<T>],
+    key: impl Fn(&T) -> &str,
+    location: impl Fn(&T) -> Location,
+) -> Result<HashMap<String, usize>, Error> {
+    let mut index: HashMap<String, usize> = HashMap::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let k = key(item);
+        if let Some(&j) = index.get(k) {
+            return Err(Error::Duplicate {
+                kind,
+                name: k.to_owned(),
+                first: location(&items[j]),
+                second: location(item),
+            });
+        }
+        index.insert(k.to_owned(), i);
+    }
+    Ok(index)
+}
+
+fn pages(len: usize, page_size: usize) -> usize {
+    len.div_ceil(page_size).max(1)
+}
+
+impl Catalog {
+    pub(crate) fn new(
+        mut tools: Vec<Arc<ToolEntry>>,
+        mut prompts: Vec<Arc<PromptEntry>>,
+        mut resources: Vec<Arc<ResourceEntry>>,
+        mut templates: Vec<Arc<TemplateEntry>>,
+        page_size: usize,
+    ) -> Result<Self, Error> {
+        // Deterministic order; stable sorts keep duplicates adjacent in definition order.
+        tools.sort_by(|a, b| a.tool.name.cmp(&b.tool.name));
+        prompts.sort_by(|a, b| a.prompt.name.cmp(&b.prompt.name));
+        resources.sort_by(|a, b| a.resource.uri.cmp(&b.resource.uri));
+        templates.sort_by(|a, b| a.template.uri_template.cmp(&b.template.uri_template));
+        let tool_index = check_unique("tool", &tools, |t| &t.tool.name, |t| t.location)?;
+        let prompt_index = check_unique("prompt", &prompts, |p| &p.prompt.name, |p| p.location)?;
+        let resource_index =
+            check_unique("resource", &resources, |r| &r.resource.uri, |r| r.location)?;
+        check_unique(
+            "resource template",
+            &templates,
+            |t| &t.template.uri_template,
+            |t| t.location,
+        )?;
+        let page_size = page_size.max(1);
+        let pages = PageCache::new([
+            pages(tools.len(), page_size),
+            pages(prompts.len(), page_size),
+            pages(resources.len(), page_size),
+            pages(templates.len(), page_size),
+        ]);
+        Ok(Self {
+            tools,
+            tool_index,
+            prompts,
+            prompt_index,
+            resources,
+            resource_index,
+            templates,
+            page_size,
+            pages,
+        })
+    }
+
+    /// Builds the entries of explicit or collected sets.
+    pub(crate) fn from_sets(
+        tools: ToolSet,
+        prompts: PromptSet,
+        resources: ResourceSet,
+        page_size: usize,
+    ) -> Result<Self, Error> {
+        let tools = tools
+            .items
+            .into_iter()
+            .map(|t| ToolEntry::new(t.definition, t.call).map(Arc::new))
+            .collect::<Result<Vec<_>, _>>()?;
+        let prompts = prompts
+            .items
+            .into_iter()
+            .map(|p| PromptEntry::new(p.definition, p.get).map(Arc::new))
+            .collect::<Result<Vec<_>, _>>()?;
+        let (mut fixed, mut templates) = (Vec::new(), Vec::new());
+        for r in resources.items {
+            match build_resource(r.definition, r.read)? {
+                ResourceOrTemplate::Resource(e) => fixed.push(Arc::new(e)),
+                ResourceOrTemplate::Template(e) => templates.push(Arc::new(e)),
+            }
+        }
+        Self::new(tools, prompts, fixed, templates, page_size)
+    }
+
+    pub(crate) fn tool(&self, name: &str) -> Option<&Arc<ToolEntry>> {
+        self.tool_index.get(name).map(|&i| &self.tools[i])
+    }
+
+    pub(crate) fn prompt(&self, name: &str) -> Option<&Arc<PromptEntry>> {
+        self.prompt_index.get(name).map(|&i| &self.prompts[i])
+    }
+
+    pub(crate) fn resource(&self, uri: &str) -> Option<&Arc<ResourceEntry>> {
+        self.resource_index.get(uri).map(|&i| &self.resources[i])
+    }
+
+    pub(crate) fn template(&self, uri_template: &str) -> Option<&Arc<TemplateEntry>> {
+        self.templates
+            .iter()
+            .find(|t| t.template.uri_template == uri_template)
+    }
+
+    pub(crate) fn len(&self, kind: ListKind) -> usize {
+        match kind {
+            ListKind::Tools => self.tools.len(),
+            ListKind::Prompts => self.prompts.len(),
+            ListKind::Resources => self.resources.len(),
+            ListKind::Templates => self.templates.len(),
+        }
+    }
+
+    pub(crate) fn page_count(&self, kind: ListKind) -> usize {
+        pages(self.len(kind), self.page_size)
+    }
+
+    /// A copy with different parts, for run-time changes.
+    pub(crate) fn with(
+        &self,
+        tools: Option<Vec<Arc<ToolEntry>>>,
+        prompts: Option<Vec<Arc<PromptEntry>>>,
+        resources: Option<Vec<Arc<ResourceEntry>>>,
+        templates: Option<Vec<Arc<TemplateEntry>>>,
+    ) -> Result<Self, Error> {
+        Self::new(
+            tools.unwrap_or_else(|| self.tools.clone()),
+            prompts.unwrap_or_else(|| self.prompts.clone()),
+            resources.unwrap_or_else(|| self.resources.clone()),
+            templates.unwrap_or_else(|| self.templates.clone()),
+            self.page_size,
+        )
+    }
+}

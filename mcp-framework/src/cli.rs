@@ -1,0 +1,129 @@
+//! The command line of [`Server::run`](crate::Server::run).
+
+use std::net::SocketAddr;
+
+use crate::error::Error;
+
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Command {
+    Stdio,
+    #[cfg(feature = "http")]
+    Http {
+        bind: SocketAddr,
+        path: String,
+    },
+    Help(String),
+}
+
+const USAGE: &str = "\
+usage: <server> [stdio]
+       <server> http [--bind ADDR:PORT] [--path /mcp]
+
+  stdio   serve newline-delimited JSON-RPC on stdin/stdout (the default)
+  http    serve Streamable HTTP (default --bind 127.0.0.1:8080, --path /mcp)";
+
+pub(crate) fn parse(args: &[String]) -> Result<Command, Error> {
+    let mut it = args.iter().map(String::as_str);
+    match it.next() {
+        None | Some("stdio") => match it.next() {
+            None => Ok(Command::Stdio),
+            Some(extra) => Err(Error::Usage(format!(
+                "unexpected argument `{extra}`\n{USAGE}"
+            ))),
+        },
+        Some("-h" | "--help" | "help") => Ok(Command::Help(USAGE.to_owned())),
+        #[cfg(feature = "http")]
+        Some("http") => {
+            let mut bind: SocketAddr = "127.0.0.1:8080".parse().expect("valid default");
+            let mut path = "/mcp".to_owned();
+            while let Some(flag) = it.next() {
+                let (flag, inline) = match flag.split_once('=') {
+                    Some((f, v)) => (f, Some(v)),
+                    None => (flag, None),
+                };
+                let mut value = || {
+                    inline
+                        .or_else(|| it.next())
+                        .ok_or_else(|| Error::Usage(format!("`{flag}` needs a value\n{USAGE}")))
+                };
+                match flag {
+                    "--bind" => {
+                        let v = value()?;
+                        bind = v.parse().map_err(|_| {
+                            Error::Usage(format!(
+                                "`--bind {v}`: expected ADDR:PORT such as 127.0.0.1:8080"
+                            ))
+                        })?;
+                    }
+                    "--path" => {
+                        let v = value()?;
+                        if !v.starts_with('/') {
+                            return Err(Error::Usage(format!("`--path {v}` must start with `/`")));
+                        }
+                        path = v.to_owned();
+                    }
+                    other => {
+                        return Err(Error::Usage(format!("unknown option `{other}`\n{USAGE}")));
+                    }
+                }
+            }
+            Ok(Command::Http { bind, path })
+        }
+        Some(other) => Err(Error::Usage(format!("unknown command `{other}`\n{USAGE}"))),
+    }
+}
+
+/// Completes on SIGINT or SIGTERM (Ctrl-C elsewhere).
+pub(crate) async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (Ok(mut term), Ok(mut int)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) else {
+            return std::future::pending().await;
+        };
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = int.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn parses_commands() {
+        assert_eq!(parse(&args("")).unwrap(), Command::Stdio);
+        assert_eq!(parse(&args("stdio")).unwrap(), Command::Stdio);
+        assert_eq!(
+            parse(&args("http --bind 127.0.0.1:9000 --path /x")).unwrap(),
+            Command::Http {
+                bind: "127.0.0.1:9000".parse().unwrap(),
+                path: "/x".into()
+            }
+        );
+        assert_eq!(
+            parse(&args("http --bind=127.0.0.1:1")).unwrap(),
+            Command::Http {
+                bind: "127.0.0.1:1".parse().unwrap(),
+                path: "/mcp".into()
+            }
+        );
+        assert!(parse(&args("http --bind nope")).is_err());
+        assert!(parse(&args("http --path x")).is_err());
+        assert!(parse(&args("ftp")).is_err());
+        assert!(matches!(parse(&args("--help")).unwrap(), Command::Help(_)));
+    }
+}

@@ -1,0 +1,85 @@
+//! Errors: [`Error`] for building and running a server, [`ToolError`] for tool failures
+//! that the model should see.
+
+use std::fmt;
+
+use crate::registry::Location;
+
+/// An error building or running a server.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Two definitions share a name (or a URI).
+    #[error("duplicate {kind} `{name}`: defined at {first} and at {second}")]
+    Duplicate {
+        /// `tool`, `prompt`, `resource` or `resource template`.
+        kind: &'static str,
+        /// The clashing name or URI.
+        name: String,
+        /// Where the first definition is.
+        first: Location,
+        /// Where the second definition is.
+        second: Location,
+    },
+    /// A definition is not valid (bad schema, bad `x-mcp-header`, bad URI template…).
+    #[error("invalid {kind} `{name}` ({location}): {reason}")]
+    Definition {
+        /// `tool`, `prompt`, `resource` or `resource template`.
+        kind: &'static str,
+        /// Its name.
+        name: String,
+        /// Where it is defined.
+        location: Location,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Invalid server configuration.
+    #[error("invalid configuration: {0}")]
+    Config(String),
+    /// Invalid command line (see [`Server::run`](crate::Server::run)).
+    #[error("{0}")]
+    Usage(String),
+    /// An I/O error (binding a socket, reading stdin…).
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+/// A tool failure reported to the model as a result with `isError: true`.
+///
+/// Any `std::error::Error` converts into it, so `?` works in tools returning
+/// `Result<T, ToolError>`. Tools may also return `Result<T, E>` for any `E: Display`.
+pub struct ToolError {
+    pub(crate) message: String,
+}
+
+impl ToolError {
+    /// A tool error with this message.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+        }
+    }
+
+    /// The message the model will see.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Debug for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("ToolError").field(&self.message).finish()
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl<E: std::error::Error> From<E> for ToolError {
+    fn from(e: E) -> Self {
+        Self::new(e.to_string())
+    }
+}

@@ -1,0 +1,109 @@
+//! The change event bus: registry mutations and `resource_updated` are published here and
+//! fanned out to list caches, `subscriptions/listen` streams and legacy sessions.
+//!
+//! The bus is a small trait so that a distributed backend (several replicas behind a load
+//! balancer) can be plugged in: such a backend forwards remote events into the local
+//! [`broadcast`] channel it hands out from [`EventBus::subscribe`].
+
+use std::fmt;
+use std::sync::Arc;
+
+use tokio::sync::broadcast;
+
+/// Something that changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ChangeEvent {
+    /// The tool list changed.
+    ToolsChanged,
+    /// The prompt list changed.
+    PromptsChanged,
+    /// The resource list (or template list) changed.
+    ResourcesChanged,
+    /// The contents of a resource changed.
+    ResourceUpdated(Arc<str>),
+}
+
+/// Fans change events out to every subscriber.
+pub trait EventBus: Send + Sync + 'static {
+    /// Publishes an event to every current subscriber.
+    fn publish(&self, event: ChangeEvent);
+    /// A new receiver of every event published from now on. A receiver that falls more
+    /// than the channel's capacity behind sees `RecvError::Lagged`; the framework then
+    /// closes that subscription (the client re-listens) instead of buffering without bound.
+    fn subscribe(&self) -> broadcast::Receiver<ChangeEvent>;
+}
+
+/// The default bus: an in-process broadcast channel.
+pub struct LocalBus {
+    tx: broadcast::Sender<ChangeEvent>,
+}
+
+impl fmt::Debug for LocalBus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LocalBus")
+            .field("receivers", &self.tx.receiver_count())
+            .finish()
+    }
+}
+
+impl LocalBus {
+    /// A bus whose receivers may fall `capacity` events behind before they are closed.
+    pub fn new(capacity: usize) -> Self {
+        let (tx, _) = broadcast::channel(capacity.max(1));
+        Self { tx }
+    }
+}
+
+impl Default for LocalBus {
+    fn default() -> Self {
+        Self::new(1024)
+    }
+}
+
+impl EventBus for LocalBus {
+    fn publish(&self, event: ChangeEvent) {
+        // No receivers is fine: nobody is listening.
+        let _ = self.tx.send(event);
+    }
+
+    fn subscribe(&self) -> broadcast::Receiver<ChangeEvent> {
+        self.tx.subscribe()
+    }
+}
+
+/// Whether a change of `changed` concerns a subscription to `subscribed`: the same URI, or
+/// a sub-resource of it (`file:///dir` covers `file:///dir/a.txt`).
+pub(crate) fn uri_covers(subscribed: &str, changed: &str) -> bool {
+    changed == subscribed
+        || changed
+            .strip_prefix(subscribed)
+            .is_some_and(|rest| subscribed.ends_with('/') || rest.starts_with('/'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sub_resources() {
+        assert!(uri_covers("file:///dir", "file:///dir"));
+        assert!(uri_covers("file:///dir", "file:///dir/a.txt"));
+        assert!(uri_covers("file:///dir/", "file:///dir/a.txt"));
+        assert!(!uri_covers("file:///dir", "file:///directory"));
+        assert!(!uri_covers("file:///dir/a.txt", "file:///dir"));
+    }
+
+    #[tokio::test]
+    async fn slow_receivers_lag_instead_of_growing() {
+        let bus = LocalBus::new(2);
+        let mut rx = bus.subscribe();
+        for _ in 0..5 {
+            bus.publish(ChangeEvent::ToolsChanged);
+        }
+        assert!(matches!(
+            rx.recv().await,
+            Err(broadcast::error::RecvError::Lagged(_))
+        ));
+    }
+}

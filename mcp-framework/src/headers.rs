@@ -1,0 +1,266 @@
+//! `x-mcp-header`: which tool parameters are mirrored into `Mcp-Param-{Name}` headers,
+//! the checks the spec puts on such annotations, and the value encoding (`=?base64?…?=`).
+
+use base64::Engine as _;
+use serde_json::Value;
+
+use crate::protocol::JsonObject;
+use crate::registry::{HeaderKind, HeaderParam};
+
+const KEY: &str = "x-mcp-header";
+
+/// RFC 9110 `tchar`.
+pub(crate) fn is_tchar(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c)
+}
+
+/// Finds every `x-mcp-header` annotation of an input schema and checks it against the
+/// spec: a non-empty token, unique case-insensitively, on a statically reachable property
+/// (a chain of `properties` keys) of type string, integer or boolean.
+pub(crate) fn collect_header_params(schema: &JsonObject) -> Result<Vec<HeaderParam>, String> {
+    let mut found = Vec::new();
+    walk_properties(schema, schema, &mut Vec::new(), &mut found)?;
+    // Any annotation not reached through `properties` alone is invalid.
+    let total = count_annotations(&Value::Object(schema.clone()));
+    if total != found.len() {
+        return Err(format!(
+            "`{KEY}` may only annotate properties reachable from the schema root through \
+             `properties` (not through items, $ref, anyOf/oneOf/allOf/not or if/then/else)"
+        ));
+    }
+    for (i, a) in found.iter().enumerate() {
+        if let Some(b) = found[..i]
+            .iter()
+            .find(|b| b.header.eq_ignore_ascii_case(&a.header))
+        {
+            return Err(format!(
+                "`{KEY}` values must be unique case-insensitively: `{}` and `{}`",
+                b.header, a.header
+            ));
+        }
+    }
+    Ok(found)
+}
+
+fn count_annotations(v: &Value) -> usize {
+    match v {
+        Value::Object(map) => {
+            usize::from(map.contains_key(KEY)) + map.values().map(count_annotations).sum::<usize>()
+        }
+        Value::Array(items) => items.iter().map(count_annotations).sum(),
+        _ => 0,
+    }
+}
+
+fn walk_properties(
+    root: &JsonObject,
+    schema: &JsonObject,
+    path: &mut Vec<String>,
+    found: &mut Vec<HeaderParam>,
+) -> Result<(), String> {
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+        return Ok(());
+    };
+    for (name, prop) in props {
+        let Some(prop) = prop.as_object() else {
+            continue;
+        };
+        path.push(name.clone());
+        if let Some(header) = prop.get(KEY) {
+            let header = header
+                .as_str()
+                .ok_or_else(|| format!("`{KEY}` on `{}` must be a string", path.join(".")))?;
+            if header.is_empty() || !header.chars().all(is_tchar) {
+                return Err(format!(
+                    "`{KEY}` value {header:?} on `{}` is not an HTTP header token",
+                    path.join(".")
+                ));
+            }
+            let kind = primitive_kind(root, prop).ok_or_else(|| {
+                format!(
+                    "`{KEY}` on `{}` needs a string, integer or boolean parameter \
+                     (`number` is not allowed)",
+                    path.join(".")
+                )
+            })?;
+            found.push(HeaderParam {
+                path: path.clone(),
+                header: header.to_owned(),
+                kind,
+            });
+        }
+        walk_properties(root, prop, path, found)?;
+        path.pop();
+    }
+    Ok(())
+}
+
+/// The primitive type of a property schema (`null` alongside is allowed: a null argument
+/// simply has no header). Follows one local `$ref` for the type (an enum, say).
+fn primitive_kind(root: &JsonObject, prop: &JsonObject) -> Option<HeaderKind> {
+    let resolved;
+    let prop = match prop.get("$ref").and_then(Value::as_str) {
+        Some(r) if !prop.contains_key("type") => {
+            let name = r.strip_prefix("#/$defs/")?;
+            resolved = root.get("$defs")?.get(name)?.as_object()?.clone();
+            &resolved
+        }
+        _ => prop,
+    };
+    let types: Vec<&str> = match prop.get("type")? {
+        Value::String(t) => vec![t.as_str()],
+        Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => return None,
+    };
+    let mut kind = None;
+    for t in types {
+        let k = match t {
+            "string" => HeaderKind::String,
+            "integer" => HeaderKind::Integer,
+            "boolean" => HeaderKind::Boolean,
+            "null" => continue,
+            _ => return None,
+        };
+        if kind.replace(k).is_some() {
+            return None;
+        }
+    }
+    kind
+}
+
+/// Decodes a header value that may use the `=?base64?…?=` sentinel. Plain values must be
+/// visible ASCII, space or tab.
+pub(crate) fn decode_value(raw: &[u8]) -> Result<String, String> {
+    if raw
+        .iter()
+        .any(|&b| !(b == b'\t' || (0x20..=0x7e).contains(&b)))
+    {
+        return Err("contains characters not allowed in a header value".into());
+    }
+    let text = std::str::from_utf8(raw).map_err(|_| "is not ASCII".to_owned())?;
+    if let Some(inner) = text
+        .strip_prefix("=?base64?")
+        .and_then(|t| t.strip_suffix("?="))
+    {
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(inner)
+            .map_err(|_| "has an invalid base64 payload".to_owned())?;
+        return String::from_utf8(bytes).map_err(|_| "decodes to invalid UTF-8".to_owned());
+    }
+    Ok(text.to_owned())
+}
+
+/// Encodes a value for a header the way clients must (used by the test client).
+#[allow(dead_code)]
+pub(crate) fn encode_value(value: &str) -> String {
+    let safe = value.bytes().all(|b| (0x20..=0x7e).contains(&b))
+        && !value.starts_with(' ')
+        && !value.ends_with(' ')
+        && !(value.starts_with("=?base64?") && value.ends_with("?="));
+    if safe {
+        value.to_owned()
+    } else {
+        format!(
+            "=?base64?{}?=",
+            base64::engine::general_purpose::STANDARD.encode(value)
+        )
+    }
+}
+
+/// The argument value at a parameter's path, if present and not null.
+pub(crate) fn argument_at<'a>(arguments: &'a Value, path: &[String]) -> Option<&'a Value> {
+    let mut v = arguments;
+    for key in path {
+        v = v.get(key)?;
+    }
+    (!v.is_null()).then_some(v)
+}
+
+/// Whether a decoded header value matches the body value.
+pub(crate) fn matches(kind: HeaderKind, header: &str, value: &Value) -> bool {
+    match (kind, value) {
+        (HeaderKind::String, Value::String(s)) => header == s,
+        (HeaderKind::Boolean, Value::Bool(b)) => header == if *b { "true" } else { "false" },
+        (HeaderKind::Integer, Value::Number(n)) => match (header.trim().parse::<f64>(), n.as_f64())
+        {
+            (Ok(h), Some(b)) => h == b,
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn collect(v: Value) -> Result<Vec<HeaderParam>, String> {
+        collect_header_params(v.as_object().unwrap())
+    }
+
+    #[test]
+    fn finds_valid_annotations() {
+        let found = collect(json!({
+            "type": "object",
+            "properties": {
+                "region": {"type": "string", "x-mcp-header": "Region"},
+                "n": {"type": ["integer", "null"], "x-mcp-header": "N"},
+                "nested": {"type": "object", "properties": {"flag": {"type": "boolean", "x-mcp-header": "Flag"}}}
+            }
+        }))
+        .unwrap();
+        assert_eq!(found.len(), 3);
+        assert!(
+            found
+                .iter()
+                .any(|h| h.path == ["nested", "flag"] && h.kind == HeaderKind::Boolean)
+        );
+    }
+
+    #[test]
+    fn rejects_invalid_annotations() {
+        assert!(
+            collect(
+                json!({"type":"object","properties":{"x":{"type":"number","x-mcp-header":"X"}}})
+            )
+            .is_err()
+        );
+        assert!(
+            collect(
+                json!({"type":"object","properties":{"x":{"type":"string","x-mcp-header":"A B"}}})
+            )
+            .is_err()
+        );
+        assert!(
+            collect(
+                json!({"type":"object","properties":{"x":{"type":"string","x-mcp-header":""}}})
+            )
+            .is_err()
+        );
+        assert!(collect(json!({"type":"object","properties":{
+            "a":{"type":"string","x-mcp-header":"Dup"},"b":{"type":"string","x-mcp-header":"dup"}}})).is_err());
+        assert!(collect(json!({"type":"object","properties":{"a":{"type":"array","items":{"type":"string","x-mcp-header":"I"}}}})).is_err());
+        assert!(collect(json!({"type":"object","anyOf":[{"properties":{"a":{"type":"string","x-mcp-header":"A"}}}]})).is_err());
+    }
+
+    #[test]
+    fn decodes_values() {
+        assert_eq!(decode_value(b"us-west1").unwrap(), "us-west1");
+        assert_eq!(
+            decode_value(b"=?base64?SGVsbG8sIOS4lueVjA==?=").unwrap(),
+            "Hello, 世界"
+        );
+        assert!(decode_value(b"a\nb").is_err());
+        assert!(decode_value(b"=?base64?!!?=").is_err());
+        assert_eq!(encode_value(" padded "), "=?base64?IHBhZGRlZCA=?=");
+        assert_eq!(
+            encode_value("=?base64?literal?="),
+            "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="
+        );
+        assert!(matches(HeaderKind::Integer, "42.0", &json!(42)));
+        assert!(!matches(HeaderKind::Integer, "43", &json!(42)));
+        assert!(matches(HeaderKind::Boolean, "true", &json!(true)));
+        assert!(!matches(HeaderKind::Boolean, "True", &json!(true)));
+    }
+}

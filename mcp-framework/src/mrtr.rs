@@ -1,0 +1,461 @@
+//! Multi round-trip requests (2026-07-28): the sealed `requestState` and the replay rounds
+//! that let a handler ask the client questions without the server keeping any memory.
+//!
+//! A handler that calls `ctx.elicit(…)` (or `sample`, `roots`) is *replayed* on every retry.
+//! Questions are keyed by their position (`elicitation-1`, `sampling-2`, …). Answers
+//! gathered so far travel inside `requestState`, sealed with XChaCha20-Poly1305 under a
+//! server key (with a key id, so keys can rotate) and bound to the method, the tool, prompt
+//! or resource name, a digest of the arguments, the principal and an expiry. When a
+//! question has no answer yet the handler is stopped and the client receives an
+//! `InputRequiredResult` carrying every unanswered question and a new sealed state.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use base64::Engine as _;
+use chacha20poly1305::aead::{Aead, Generate, KeyInit, Payload};
+use chacha20poly1305::{Key, XChaCha20Poly1305, XNonce};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::protocol::ErrorObject;
+
+const FORMAT_VERSION: u8 = 1;
+const NONCE_LEN: usize = 24;
+
+/// A key for sealing `requestState`: an id (sent in clear, so the right key is found after
+/// rotation) and 32 secret bytes. Replicas behind a load balancer must share it.
+#[derive(Clone)]
+pub struct StateKey {
+    id: String,
+    cipher: XChaCha20Poly1305,
+}
+
+impl std::fmt::Debug for StateKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StateKey")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl StateKey {
+    /// A key with an id (at most 255 bytes) and 32 secret bytes.
+    pub fn new(id: impl Into<String>, secret: [u8; 32]) -> Self {
+        let key: Key = secret.into();
+        Self {
+            id: id.into(),
+            cipher: XChaCha20Poly1305::new(&key),
+        }
+    }
+
+    /// A random key, private to this process (the default).
+    pub fn random() -> Self {
+        let key = Key::generate();
+        Self {
+            id: "local".into(),
+            cipher: XChaCha20Poly1305::new(&key),
+        }
+    }
+
+    /// The key id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+}
+
+/// Seals and opens states: the current key seals, any known key opens.
+#[derive(Debug, Clone)]
+pub(crate) struct Sealer {
+    current: StateKey,
+    previous: Vec<StateKey>,
+    pub(crate) ttl: Duration,
+}
+
+/// What is bound into a state and checked when it comes back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Binding {
+    pub(crate) method: String,
+    pub(crate) name: String,
+    pub(crate) arguments_digest: String,
+    pub(crate) principal: Option<String>,
+}
+
+/// One answer: the digest of the question it answers and the client's result.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub(crate) struct Answer {
+    #[serde(rename = "q")]
+    pub(crate) question: String,
+    #[serde(rename = "v")]
+    pub(crate) value: Value,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Payload_ {
+    #[serde(rename = "m")]
+    method: String,
+    #[serde(rename = "n")]
+    name: String,
+    #[serde(rename = "d")]
+    digest: String,
+    #[serde(rename = "p", default, skip_serializing_if = "Option::is_none")]
+    principal: Option<String>,
+    #[serde(rename = "x")]
+    expires_ms: u64,
+    #[serde(rename = "a", default)]
+    answers: BTreeMap<String, Answer>,
+    /// Questions asked in the last round: key → question digest.
+    #[serde(rename = "k", default)]
+    pending: BTreeMap<String, String>,
+}
+
+/// The answers a state carried, and which questions the client was last asked.
+#[derive(Debug, Default)]
+pub(crate) struct Opened {
+    pub(crate) answers: BTreeMap<String, Answer>,
+    pub(crate) pending: BTreeMap<String, String>,
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+fn invalid(message: &str) -> ErrorObject {
+    ErrorObject::invalid_params(format!("Invalid requestState: {message}"))
+}
+
+impl Sealer {
+    pub(crate) fn new(current: StateKey, previous: Vec<StateKey>, ttl: Duration) -> Self {
+        Self {
+            current,
+            previous,
+            ttl,
+        }
+    }
+
+    pub(crate) fn seal(
+        &self,
+        binding: &Binding,
+        answers: &BTreeMap<String, Answer>,
+        pending: BTreeMap<String, String>,
+    ) -> String {
+        let payload = Payload_ {
+            method: binding.method.clone(),
+            name: binding.name.clone(),
+            digest: binding.arguments_digest.clone(),
+            principal: binding.principal.clone(),
+            expires_ms: now_ms()
+                .saturating_add(u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX)),
+            answers: answers.clone(),
+            pending,
+        };
+        let plaintext = serde_json::to_vec(&payload).expect("state serializes");
+        let kid = self.current.id.as_bytes();
+        let kid_len = u8::try_from(kid.len()).expect("key ids are at most 255 bytes");
+        let mut header = Vec::with_capacity(2 + kid.len());
+        header.push(FORMAT_VERSION);
+        header.push(kid_len);
+        header.extend_from_slice(kid);
+        let nonce = XNonce::generate();
+        let ciphertext = self
+            .current
+            .cipher
+            .encrypt(
+                &nonce,
+                Payload {
+                    msg: &plaintext,
+                    aad: &header,
+                },
+            )
+            .expect("encryption with a valid key does not fail");
+        let mut token = header;
+        token.extend_from_slice(&nonce);
+        token.extend_from_slice(&ciphertext);
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(token)
+    }
+
+    /// Opens and verifies a state presented with a request bound as `binding`.
+    pub(crate) fn open(&self, token: &str, binding: &Binding) -> Result<Opened, ErrorObject> {
+        let tampered =
+            || invalid("it failed verification (tampered, or sealed with an unknown key)");
+        let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(token)
+            .map_err(|_| tampered())?;
+        if raw.len() < 2 || raw[0] != FORMAT_VERSION {
+            return Err(tampered());
+        }
+        let kid_len = usize::from(raw[1]);
+        let header_len = 2 + kid_len;
+        if raw.len() < header_len + NONCE_LEN + 16 {
+            return Err(tampered());
+        }
+        let kid = &raw[2..header_len];
+        let key = std::iter::once(&self.current)
+            .chain(&self.previous)
+            .find(|k| k.id.as_bytes() == kid)
+            .ok_or_else(tampered)?;
+        let nonce =
+            XNonce::try_from(&raw[header_len..header_len + NONCE_LEN]).map_err(|_| tampered())?;
+        let plaintext = key
+            .cipher
+            .decrypt(
+                &nonce,
+                Payload {
+                    msg: &raw[header_len + NONCE_LEN..],
+                    aad: &raw[..header_len],
+                },
+            )
+            .map_err(|_| tampered())?;
+        let payload: Payload_ = serde_json::from_slice(&plaintext).map_err(|_| tampered())?;
+        if payload.expires_ms < now_ms() {
+            return Err(invalid("it has expired; send the request again without it"));
+        }
+        if payload.method != binding.method
+            || payload.name != binding.name
+            || payload.digest != binding.arguments_digest
+        {
+            return Err(invalid("it was issued for a different request"));
+        }
+        if payload.principal != binding.principal {
+            return Err(invalid("it was issued to a different principal"));
+        }
+        Ok(Opened {
+            answers: payload.answers,
+            pending: payload.pending,
+        })
+    }
+}
+
+/// Key-order-independent JSON (objects sorted by key, recursively).
+pub(crate) fn canonical_json(value: &Value) -> Vec<u8> {
+    fn write(v: &Value, out: &mut Vec<u8>) {
+        match v {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                out.push(b'{');
+                for (i, k) in keys.into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    serde_json::to_writer(&mut *out, k).expect("string");
+                    out.push(b':');
+                    write(&map[k], out);
+                }
+                out.push(b'}');
+            }
+            Value::Array(items) => {
+                out.push(b'[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    write(item, out);
+                }
+                out.push(b']');
+            }
+            other => serde_json::to_writer(&mut *out, other).expect("scalar"),
+        }
+    }
+    let mut out = Vec::new();
+    write(value, &mut out);
+    out
+}
+
+/// A short digest of a JSON value (base64url of the first 16 bytes of its SHA-256).
+pub(crate) fn digest(value: &Value) -> String {
+    let hash = Sha256::digest(canonical_json(value));
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&hash[..16])
+}
+
+/// One question a handler asked: `method` and `params` of the input request.
+#[derive(Debug, Clone)]
+pub(crate) struct Question {
+    pub(crate) method: &'static str,
+    pub(crate) params: Value,
+}
+
+impl Question {
+    fn kind(&self) -> &'static str {
+        match self.method {
+            "elicitation/create" => "elicitation",
+            "sampling/createMessage" => "sampling",
+            "roots/list" => "roots",
+            other => other,
+        }
+    }
+
+    fn digest(&self) -> String {
+        digest(&serde_json::json!({"method": self.method, "params": self.params}))
+    }
+}
+
+/// The replay state of one modern request: known answers, questions asked in this run.
+#[derive(Debug, Default)]
+pub(crate) struct Round {
+    answers: BTreeMap<String, Answer>,
+    asked: usize,
+    pub(crate) unanswered: BTreeMap<String, (String, Question)>,
+}
+
+impl Round {
+    /// Starts a round from an opened state and the retry's `inputResponses` (answers to
+    /// questions the state says were asked; anything else is ignored).
+    pub(crate) fn new(opened: Opened, mut responses: serde_json::Map<String, Value>) -> Self {
+        let mut answers = opened.answers;
+        for (key, question) in opened.pending {
+            if let Some(value) = responses.remove(&key) {
+                answers.insert(key, Answer { question, value });
+            }
+        }
+        Self {
+            answers,
+            ..Self::default()
+        }
+    }
+
+    /// The answer to the next question, or `None` (the question is then recorded).
+    pub(crate) fn ask(&mut self, question: Question) -> Option<Value> {
+        self.asked += 1;
+        let key = format!("{}-{}", question.kind(), self.asked);
+        let d = question.digest();
+        match self.answers.get(&key) {
+            Some(a) if a.question == d => Some(a.value.clone()),
+            _ => {
+                self.unanswered.insert(key, (d, question));
+                None
+            }
+        }
+    }
+
+    pub(crate) fn answers(&self) -> &BTreeMap<String, Answer> {
+        &self.answers
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn binding() -> Binding {
+        Binding {
+            method: "tools/call".into(),
+            name: "ask".into(),
+            arguments_digest: digest(&json!({"b": 1, "a": [1, 2]})),
+            principal: None,
+        }
+    }
+
+    fn sealer() -> Sealer {
+        Sealer::new(
+            StateKey::new("k1", [7; 32]),
+            vec![],
+            Duration::from_secs(60),
+        )
+    }
+
+    #[test]
+    fn digests_ignore_key_order() {
+        assert_eq!(
+            digest(&json!({"a": 1, "b": {"c": 2, "d": 3}})),
+            digest(&json!({"b": {"d": 3, "c": 2}, "a": 1}))
+        );
+        assert_ne!(digest(&json!({"a": 1})), digest(&json!({"a": 2})));
+    }
+
+    #[test]
+    fn seals_and_opens() {
+        let s = sealer();
+        let mut pending = BTreeMap::new();
+        pending.insert("elicitation-1".to_owned(), "q".to_owned());
+        let token = s.seal(&binding(), &BTreeMap::new(), pending);
+        let opened = s.open(&token, &binding()).unwrap();
+        assert_eq!(opened.pending["elicitation-1"], "q");
+    }
+
+    #[test]
+    fn rejects_tampering_other_requests_and_expiry() {
+        let s = sealer();
+        let token = s.seal(&binding(), &BTreeMap::new(), BTreeMap::new());
+        // Flip one character.
+        let mut chars: Vec<char> = token.chars().collect();
+        let i = chars.len() / 2;
+        chars[i] = if chars[i] == 'A' { 'B' } else { 'A' };
+        let tampered: String = chars.into_iter().collect();
+        assert!(s.open(&tampered, &binding()).is_err());
+        assert!(s.open("garbage", &binding()).is_err());
+        let mut other = binding();
+        other.arguments_digest = digest(&json!({"b": 2}));
+        let err = s.open(&token, &other).unwrap_err();
+        assert!(err.message.contains("different request"), "{err}");
+        let mut principal = binding();
+        principal.principal = Some("mallory".into());
+        assert!(s.open(&token, &principal).is_err());
+        let expired = Sealer::new(StateKey::new("k1", [7; 32]), vec![], Duration::ZERO);
+        let token = expired.seal(&binding(), &BTreeMap::new(), BTreeMap::new());
+        std::thread::sleep(Duration::from_millis(2));
+        assert!(
+            expired
+                .open(&token, &binding())
+                .unwrap_err()
+                .message
+                .contains("expired")
+        );
+    }
+
+    #[test]
+    fn rotation_and_foreign_keys() {
+        let old = sealer();
+        let token = old.seal(&binding(), &BTreeMap::new(), BTreeMap::new());
+        let rotated = Sealer::new(
+            StateKey::new("k2", [9; 32]),
+            vec![StateKey::new("k1", [7; 32])],
+            Duration::from_secs(60),
+        );
+        assert!(rotated.open(&token, &binding()).is_ok());
+        let stranger = Sealer::new(
+            StateKey::new("k1", [8; 32]),
+            vec![],
+            Duration::from_secs(60),
+        );
+        assert!(stranger.open(&token, &binding()).is_err());
+    }
+
+    #[test]
+    fn rounds_replay_answers_in_order() {
+        let q1 = Question {
+            method: "elicitation/create",
+            params: json!({"message": "name?"}),
+        };
+        let q2 = Question {
+            method: "sampling/createMessage",
+            params: json!({"maxTokens": 1}),
+        };
+        let mut first = Round::default();
+        assert!(first.ask(q1.clone()).is_none());
+        let (d1, _) = first.unanswered["elicitation-1"].clone();
+        let mut pending = BTreeMap::new();
+        pending.insert("elicitation-1".to_owned(), d1);
+        let mut responses = serde_json::Map::new();
+        responses.insert(
+            "elicitation-1".into(),
+            json!({"action": "accept", "content": {"name": "Ada"}}),
+        );
+        responses.insert("bogus".into(), json!(1));
+        let mut second = Round::new(
+            Opened {
+                answers: BTreeMap::new(),
+                pending,
+            },
+            responses,
+        );
+        assert_eq!(second.ask(q1).unwrap()["content"]["name"], "Ada");
+        assert!(second.ask(q2).is_none());
+        assert!(second.unanswered.contains_key("sampling-2"));
+        assert!(!second.answers().contains_key("bogus"));
+    }
+}

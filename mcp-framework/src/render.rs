@@ -1,0 +1,309 @@
+//! Rendering outcomes for a protocol revision: 2026-07-28 results carry `resultType`,
+//! `_meta.serverInfo` and (where cacheable) `ttlMs`/`cacheScope`; legacy results carry none
+//! of these, keep object-rooted `outputSchema`/`structuredContent`, and drop fields their
+//! revision does not know.
+
+use bytes::Bytes;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::cache::{CachePolicy, ListKind, encode_cursor};
+use crate::catalog::Catalog;
+use crate::protocol::{
+    CallToolResult, CompleteResult, Completion, DiscoverResult, GetPromptResult, InitializeResult,
+    JsonObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, ProtocolVersion, ReadResourceResult, ResourceContents, ResultType, Tool,
+};
+use crate::registry::ToolEntry;
+use crate::schema;
+use crate::server::ServerInner;
+
+pub(crate) fn to_bytes(value: &impl Serialize) -> Bytes {
+    Bytes::from(serde_json::to_vec(value).expect("protocol results serialize"))
+}
+
+/// The `_meta` of a modern result: the handler's own keys plus `serverInfo`.
+fn with_server_info(server: &ServerInner, meta: Option<JsonObject>) -> Option<JsonObject> {
+    let mut meta = meta.unwrap_or_default();
+    for (k, v) in &server.server_info_meta {
+        meta.entry(k.clone()).or_insert_with(|| v.clone());
+    }
+    Some(meta)
+}
+
+/// Fills the common result fields of a modern result (and clears them for legacy ones).
+macro_rules! stamp {
+    ($server:expr, $version:expr, $result:expr) => {{
+        let r = $result;
+        if $version.is_modern() {
+            r.result_type = Some(ResultType::Complete);
+            r.meta = with_server_info($server, r.meta.take());
+        } else {
+            r.result_type = None;
+        }
+    }};
+    ($server:expr, $version:expr, $result:expr, $cache:expr) => {{
+        let r = $result;
+        stamp!($server, $version, &mut *r);
+        if $version.is_modern() {
+            let c: CachePolicy = $cache;
+            r.ttl_ms = Some(c.ttl_ms);
+            r.cache_scope = Some(c.scope);
+        } else {
+            r.ttl_ms = None;
+            r.cache_scope = None;
+        }
+    }};
+}
+
+pub(crate) fn discover(server: &ServerInner) -> Bytes {
+    server
+        .discover_bytes
+        .get_or_init(|| {
+            let mut result = DiscoverResult {
+                supported_versions: ProtocolVersion::ALL
+                    .iter()
+                    .map(|v| v.as_str().to_owned())
+                    .collect(),
+                capabilities: server.capabilities.clone(),
+                instructions: server.instructions.clone(),
+                ..DiscoverResult::default()
+            };
+            stamp!(
+                server,
+                ProtocolVersion::LATEST,
+                &mut result,
+                server.config.cache.discover
+            );
+            to_bytes(&result)
+        })
+        .clone()
+}
+
+pub(crate) fn initialize_result(server: &ServerInner, version: ProtocolVersion) -> Bytes {
+    let mut info = server.info.clone();
+    if !version.has_icons() {
+        info.icons = None;
+        info.website_url = None;
+        info.description = None;
+    }
+    if !version.has_titles() {
+        info.title = None;
+    }
+    let result = InitializeResult {
+        protocol_version: version.as_str().to_owned(),
+        capabilities: server.capabilities.clone(),
+        server_info: info,
+        instructions: server.instructions.clone(),
+        meta: None,
+    };
+    to_bytes(&result)
+}
+
+/// `{}` for legacy methods whose result is empty (`ping`, `logging/setLevel`,
+/// `resources/subscribe`, `resources/unsubscribe`).
+pub(crate) fn empty() -> Bytes {
+    Bytes::from_static(b"{}")
+}
+
+/// A tool definition as a revision shows it.
+pub(crate) fn tool_for(entry: &ToolEntry, version: ProtocolVersion) -> Tool {
+    let mut tool = entry.tool.clone();
+    if !version.has_structured_output() {
+        tool.output_schema = None;
+    } else if version.needs_object_output() && entry.wraps_output {
+        tool.output_schema = tool.output_schema.as_ref().map(schema::wrap_output_schema);
+    }
+    if !version.has_titles() {
+        tool.title = None;
+    }
+    if !version.has_icons() {
+        tool.icons = None;
+    }
+    tool
+}
+
+/// One page of a list, rendered once per catalog generation and revision.
+pub(crate) fn list_page(
+    server: &ServerInner,
+    catalog: &Catalog,
+    kind: ListKind,
+    version: ProtocolVersion,
+    page: usize,
+) -> Bytes {
+    catalog.pages.get_or_render(kind, version, page, || {
+        let size = catalog.page_size;
+        let start = page * size;
+        let end = (start + size).min(catalog.len(kind));
+        let next_cursor = (end < catalog.len(kind)).then(|| encode_cursor(kind, page + 1));
+        let cache = server.config.cache.for_list(kind);
+        match kind {
+            ListKind::Tools => {
+                let mut r = ListToolsResult {
+                    tools: catalog.tools[start..end]
+                        .iter()
+                        .map(|t| tool_for(t, version))
+                        .collect(),
+                    next_cursor,
+                    ..ListToolsResult::default()
+                };
+                stamp!(server, version, &mut r, cache);
+                to_bytes(&r)
+            }
+            ListKind::Prompts => {
+                let mut r = ListPromptsResult {
+                    prompts: catalog.prompts[start..end]
+                        .iter()
+                        .map(|p| {
+                            let mut p = p.prompt.clone();
+                            if !version.has_titles() {
+                                p.title = None;
+                            }
+                            if !version.has_icons() {
+                                p.icons = None;
+                            }
+                            p
+                        })
+                        .collect(),
+                    next_cursor,
+                    ..ListPromptsResult::default()
+                };
+                stamp!(server, version, &mut r, cache);
+                to_bytes(&r)
+            }
+            ListKind::Resources => {
+                let mut r = ListResourcesResult {
+                    resources: catalog.resources[start..end]
+                        .iter()
+                        .map(|e| {
+                            let mut r = e.resource.clone();
+                            if !version.has_titles() {
+                                r.title = None;
+                            }
+                            if !version.has_icons() {
+                                r.icons = None;
+                            }
+                            r
+                        })
+                        .collect(),
+                    next_cursor,
+                    ..ListResourcesResult::default()
+                };
+                stamp!(server, version, &mut r, cache);
+                to_bytes(&r)
+            }
+            ListKind::Templates => {
+                let mut r = ListResourceTemplatesResult {
+                    resource_templates: catalog.templates[start..end]
+                        .iter()
+                        .map(|e| {
+                            let mut t = e.template.clone();
+                            if !version.has_titles() {
+                                t.title = None;
+                            }
+                            if !version.has_icons() {
+                                t.icons = None;
+                            }
+                            t
+                        })
+                        .collect(),
+                    next_cursor,
+                    ..ListResourceTemplatesResult::default()
+                };
+                stamp!(server, version, &mut r, cache);
+                to_bytes(&r)
+            }
+        }
+    })
+}
+
+pub(crate) fn tool_result(
+    server: &ServerInner,
+    version: ProtocolVersion,
+    entry: &ToolEntry,
+    mut result: CallToolResult,
+) -> Bytes {
+    if !version.has_structured_output() {
+        result.structured_content = None;
+    } else if version.needs_object_output() {
+        if let Some(v) = result.structured_content.take() {
+            result.structured_content = Some(if entry.wraps_output || !v.is_object() {
+                let mut m = serde_json::Map::new();
+                m.insert("result".into(), v);
+                Value::Object(m)
+            } else {
+                v
+            });
+        }
+    }
+    stamp!(server, version, &mut result);
+    to_bytes(&result)
+}
+
+pub(crate) fn prompt_result(
+    server: &ServerInner,
+    version: ProtocolVersion,
+    mut result: GetPromptResult,
+) -> Bytes {
+    stamp!(server, version, &mut result);
+    to_bytes(&result)
+}
+
+pub(crate) fn read_result(
+    server: &ServerInner,
+    version: ProtocolVersion,
+    contents: Vec<ResourceContents>,
+    cache: CachePolicy,
+) -> Bytes {
+    let mut result = ReadResourceResult {
+        contents,
+        ..ReadResourceResult::default()
+    };
+    stamp!(server, version, &mut result, cache);
+    to_bytes(&result)
+}
+
+pub(crate) fn completion_result(
+    server: &ServerInner,
+    version: ProtocolVersion,
+    completion: Completion,
+) -> Bytes {
+    let mut result = CompleteResult {
+        completion,
+        ..CompleteResult::default()
+    };
+    stamp!(server, version, &mut result);
+    to_bytes(&result)
+}
+
+/// An `InputRequiredResult`: never cached, so no `ttlMs`/`cacheScope`.
+pub(crate) fn input_required(
+    server: &ServerInner,
+    input_requests: serde_json::Map<String, Value>,
+    request_state: String,
+) -> Bytes {
+    let mut result = serde_json::Map::new();
+    result.insert("resultType".into(), "input_required".into());
+    if !input_requests.is_empty() {
+        result.insert("inputRequests".into(), Value::Object(input_requests));
+    }
+    result.insert("requestState".into(), request_state.into());
+    result.insert(
+        "_meta".into(),
+        Value::Object(server.server_info_meta.clone()),
+    );
+    to_bytes(&result)
+}
+
+/// The final result of a `subscriptions/listen` ended by the server.
+pub(crate) fn listen_closed(
+    server: &ServerInner,
+    subscription_id: &crate::protocol::RequestId,
+) -> Bytes {
+    let mut meta = server.server_info_meta.clone();
+    meta.insert(
+        crate::protocol::keys::SUBSCRIPTION_ID.into(),
+        subscription_id.to_value(),
+    );
+    to_bytes(&serde_json::json!({"resultType": "complete", "_meta": meta}))
+}

@@ -1,0 +1,182 @@
+//! JSON Schema generation (schemars, 2020-12) and compiled validators (jsonschema).
+
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde_json::{Map, Value};
+
+use crate::protocol::JsonObject;
+
+fn generator() -> schemars::SchemaGenerator {
+    SchemaSettings::draft2020_12()
+        .with(|s| {
+            s.meta_schema = None;
+        })
+        .into_generator()
+}
+
+/// The root schema of `T` as a JSON object, without `title` (it would leak internal struct
+/// names such as `__mcp_args_add`) and without `$schema` (2020-12 is MCP's default dialect).
+#[doc(hidden)]
+pub fn schema_for<T: JsonSchema>() -> JsonObject {
+    let schema = generator().into_root_schema_for::<T>();
+    let mut obj = match schema.to_value() {
+        Value::Object(obj) => obj,
+        // `true`/`false` schemas: represent them as objects.
+        Value::Bool(true) => Map::new(),
+        other => {
+            let mut m = Map::new();
+            m.insert("not".into(), serde_json::json!({}));
+            debug_assert_eq!(other, Value::Bool(false));
+            m
+        }
+    };
+    obj.remove("title");
+    obj.remove("$schema");
+    obj
+}
+
+/// The `inputSchema` for a tool whose arguments deserialize into `T`.
+#[doc(hidden)]
+pub fn input_schema_for<T: JsonSchema>() -> JsonObject {
+    normalize_object_schema(schema_for::<T>())
+}
+
+/// Tidies an object schema: an object without properties becomes the spec's recommended
+/// `{"type":"object","additionalProperties":false}` (when it already forbade extra
+/// properties) and empty `required` arrays go away.
+pub(crate) fn normalize_object_schema(mut obj: JsonObject) -> JsonObject {
+    if obj
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_some_and(Map::is_empty)
+    {
+        obj.remove("properties");
+    }
+    if obj
+        .get("required")
+        .and_then(Value::as_array)
+        .is_some_and(Vec::is_empty)
+    {
+        obj.remove("required");
+    }
+    obj
+}
+
+/// Whether a schema's root admits only objects (`type: "object"`).
+pub(crate) fn is_object_schema(schema: &JsonObject) -> bool {
+    schema.get("type").and_then(Value::as_str) == Some("object")
+}
+
+/// Wraps a non-object output schema as `{type: object, properties: {result: …}}` for
+/// revisions whose `outputSchema` must have an object root.
+pub(crate) fn wrap_output_schema(schema: &JsonObject) -> JsonObject {
+    let mut inner = schema.clone();
+    let defs = inner.remove("$defs");
+    let mut props = Map::new();
+    props.insert("result".into(), Value::Object(inner));
+    let mut wrapped = Map::new();
+    wrapped.insert("type".into(), "object".into());
+    wrapped.insert("properties".into(), Value::Object(props));
+    wrapped.insert("required".into(), serde_json::json!(["result"]));
+    if let Some(defs) = defs {
+        wrapped.insert("$defs".into(), defs);
+    }
+    wrapped
+}
+
+/// A compiled validator.
+pub(crate) struct Validator(jsonschema::Validator);
+
+impl std::fmt::Debug for Validator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Validator")
+    }
+}
+
+impl Validator {
+    /// Compiles `schema`. External `$ref`s cannot be resolved (no network, no files): such
+    /// schemas are rejected instead of silently accepting anything.
+    pub(crate) fn compile(schema: &JsonObject) -> Result<Self, String> {
+        let value = Value::Object(schema.clone());
+        jsonschema::options()
+            .with_draft(jsonschema::Draft::Draft202012)
+            .build(&value)
+            .map(Self)
+            .map_err(|e| e.to_string())
+    }
+
+    /// `Ok` or a readable list of what is wrong (at most a few problems).
+    pub(crate) fn check(&self, instance: &Value) -> Result<(), String> {
+        if self.0.is_valid(instance) {
+            return Ok(());
+        }
+        let mut problems = Vec::new();
+        for err in self.0.iter_errors(instance).take(5) {
+            let path = err.instance_path().to_string();
+            if path.is_empty() {
+                problems.push(err.to_string());
+            } else {
+                problems.push(format!("{path}: {err}"));
+            }
+        }
+        Err(problems.join("; "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[allow(dead_code)]
+    #[derive(JsonSchema, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Args {
+        /// Left operand.
+        a: f64,
+        b: Option<String>,
+    }
+
+    #[allow(dead_code)]
+    #[derive(JsonSchema, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct NoArgs {}
+
+    #[test]
+    fn input_schemas() {
+        let s = input_schema_for::<Args>();
+        assert_eq!(s["type"], "object");
+        assert!(s.get("title").is_none());
+        assert!(s.get("$schema").is_none());
+        assert_eq!(s["required"], serde_json::json!(["a"]));
+        assert_eq!(s["properties"]["a"]["description"], "Left operand.");
+        let none = input_schema_for::<NoArgs>();
+        assert_eq!(
+            Value::Object(none),
+            serde_json::json!({"type":"object","additionalProperties":false})
+        );
+    }
+
+    #[test]
+    fn validates() {
+        let v = Validator::compile(&input_schema_for::<Args>()).unwrap();
+        assert!(v.check(&serde_json::json!({"a": 1})).is_ok());
+        let err = v.check(&serde_json::json!({"a": "x"})).unwrap_err();
+        assert!(err.contains("/a"), "{err}");
+        assert!(v.check(&serde_json::json!({"a": 1, "c": 2})).is_err());
+    }
+
+    #[test]
+    fn rejects_remote_refs() {
+        let schema = serde_json::json!({"$ref": "https://example.com/schema.json"});
+        assert!(Validator::compile(schema.as_object().unwrap()).is_err());
+    }
+
+    #[test]
+    fn wraps_outputs() {
+        let s = schema_for::<Vec<u32>>();
+        assert!(!is_object_schema(&s));
+        let w = wrap_output_schema(&s);
+        assert!(is_object_schema(&w));
+        assert_eq!(w["properties"]["result"]["type"], "array");
+    }
+}

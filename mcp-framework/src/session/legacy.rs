@@ -1,0 +1,277 @@
+//! Legacy sessions (2025-11-25, 2025-06-18, 2025-03-26): the `initialize` handshake, the
+//! session's log level and resource subscriptions, and server-to-client requests.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use serde::Deserialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use crate::context::{ContextError, Sink};
+use crate::protocol::jsonrpc::{Response, write_notification, write_request};
+use crate::protocol::{
+    ClientCapabilities, ErrorObject, Implementation, LoggingLevel, ProtocolVersion, RequestId,
+};
+use crate::server::ServerInner;
+
+type Pending = HashMap<RequestId, oneshot::Sender<Result<Box<RawValue>, ErrorObject>>>;
+
+/// One initialized legacy peer.
+#[derive(Debug)]
+pub(crate) struct LegacySession {
+    /// `Mcp-Session-Id` (HTTP only).
+    pub(crate) id: Option<Arc<str>>,
+    pub(crate) version: ProtocolVersion,
+    pub(crate) client_capabilities: Arc<ClientCapabilities>,
+    pub(crate) client_info: Option<Arc<Implementation>>,
+    /// `LoggingLevel as u8 + 1`; 0 = never set (then `info` and above are sent).
+    log_level: AtomicU8,
+    pub(crate) subscriptions: Mutex<HashSet<String>>,
+    pending: Mutex<Pending>,
+    next_id: AtomicI64,
+    pub(crate) initialized: AtomicBool,
+    /// The session-wide stream (stdio: stdout; HTTP: the standalone GET stream).
+    outbound: Mutex<Option<mpsc::Sender<Bytes>>>,
+    request_timeout: Duration,
+    last_seen: Mutex<Instant>,
+    /// Ends the session's background tasks (change forwarding) and open streams.
+    pub(crate) closed: CancellationToken,
+}
+
+const LEVELS: [LoggingLevel; 8] = [
+    LoggingLevel::Debug,
+    LoggingLevel::Info,
+    LoggingLevel::Notice,
+    LoggingLevel::Warning,
+    LoggingLevel::Error,
+    LoggingLevel::Critical,
+    LoggingLevel::Alert,
+    LoggingLevel::Emergency,
+];
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct InitializeView {
+    protocol_version: String,
+    #[serde(default)]
+    capabilities: ClientCapabilities,
+    #[serde(default)]
+    client_info: Option<Implementation>,
+}
+
+impl LegacySession {
+    /// Answers `initialize`: negotiates the version (the client's if this server speaks it,
+    /// else the newest legacy revision) and creates the session.
+    pub(crate) fn initialize(
+        server: &Arc<ServerInner>,
+        params: Option<&RawValue>,
+        id: Option<Arc<str>>,
+    ) -> Result<(Arc<Self>, Bytes), ErrorObject> {
+        let params =
+            params.ok_or_else(|| ErrorObject::invalid_params("initialize needs params"))?;
+        let view: InitializeView = serde_json::from_str(params.get())
+            .map_err(|e| ErrorObject::invalid_params(format!("Invalid initialize params: {e}")))?;
+        let version = match ProtocolVersion::parse(&view.protocol_version) {
+            Some(v) if !v.is_modern() => v,
+            _ => ProtocolVersion::LATEST_LEGACY,
+        };
+        let session = Arc::new(Self {
+            id,
+            version,
+            client_capabilities: Arc::new(view.capabilities),
+            client_info: view.client_info.map(Arc::new),
+            log_level: AtomicU8::new(0),
+            subscriptions: Mutex::new(HashSet::new()),
+            pending: Mutex::new(HashMap::new()),
+            next_id: AtomicI64::new(1),
+            initialized: AtomicBool::new(false),
+            outbound: Mutex::new(None),
+            request_timeout: server.config.client_request_timeout,
+            last_seen: Mutex::new(Instant::now()),
+            closed: CancellationToken::new(),
+        });
+        let result = crate::render::initialize_result(server, version);
+        Ok((session, result))
+    }
+
+    /// The level at or above which log messages are sent.
+    pub(crate) fn log_level(&self) -> Option<LoggingLevel> {
+        match self.log_level.load(Ordering::Relaxed) {
+            0 => Some(LoggingLevel::Info),
+            n => LEVELS.get(usize::from(n) - 1).copied(),
+        }
+    }
+
+    pub(crate) fn set_log_level(&self, level: LoggingLevel) {
+        let i = LEVELS
+            .iter()
+            .position(|l| *l == level)
+            .expect("all levels listed");
+        self.log_level
+            .store(u8::try_from(i + 1).expect("8 levels"), Ordering::Relaxed);
+    }
+
+    pub(crate) fn touch(&self) {
+        *self.last_seen.lock().expect("last_seen") = Instant::now();
+    }
+
+    pub(crate) fn idle_for(&self) -> Duration {
+        self.last_seen.lock().expect("last_seen").elapsed()
+    }
+
+    /// Attaches the session-wide stream (replacing an earlier one).
+    pub(crate) fn attach(&self, tx: mpsc::Sender<Bytes>) {
+        *self.outbound.lock().expect("outbound") = Some(tx);
+    }
+
+    /// Sends a notification on the session-wide stream (dropped if there is none).
+    pub(crate) async fn notify(&self, method: &str, params: &impl serde::Serialize) {
+        let tx = self.outbound.lock().expect("outbound").clone();
+        if let Some(tx) = tx {
+            let mut out = Vec::new();
+            write_notification(&mut out, method, params);
+            let _ = tx.send(Bytes::from(out)).await;
+        }
+    }
+
+    /// Sends a server-to-client request (on the related request's stream when there is
+    /// one, else on the session stream) and waits for the answer.
+    pub(crate) async fn request(
+        &self,
+        method: &str,
+        params: Value,
+        related: Option<&Sink>,
+        cancel: &CancellationToken,
+    ) -> Result<Value, ContextError> {
+        let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
+        let (tx, rx) = oneshot::channel();
+        self.pending.lock().expect("pending").insert(id.clone(), tx);
+        let mut out = Vec::new();
+        write_request(&mut out, &id, method, &params);
+        let sent = match related {
+            Some(sink) => sink.send(Bytes::from(out)).await,
+            None => {
+                let tx = self.outbound.lock().expect("outbound").clone();
+                match tx {
+                    Some(tx) => tx.send(Bytes::from(out)).await.is_ok(),
+                    None => false,
+                }
+            }
+        };
+        let forget = || {
+            self.pending.lock().expect("pending").remove(&id);
+        };
+        if !sent {
+            forget();
+            return Err(if cancel.is_cancelled() {
+                ContextError::Cancelled
+            } else {
+                ContextError::Closed
+            });
+        }
+        tokio::select! {
+            answer = rx => match answer {
+                Ok(Ok(raw)) => serde_json::from_str(raw.get())
+                    .map_err(|e| ContextError::InvalidResponse(e.to_string())),
+                Ok(Err(e)) => Err(ContextError::Client(e)),
+                Err(_) => Err(ContextError::Closed),
+            },
+            () = cancel.cancelled() => { forget(); Err(ContextError::Cancelled) }
+            () = self.closed.cancelled() => { forget(); Err(ContextError::Closed) }
+            () = tokio::time::sleep(self.request_timeout) => { forget(); Err(ContextError::Timeout) }
+        }
+    }
+
+    /// Delivers the client's response to a server-to-client request.
+    pub(crate) fn deliver(&self, response: Response) {
+        let waiter = self.pending.lock().expect("pending").remove(&response.id);
+        match waiter {
+            Some(tx) => {
+                let _ = tx.send(response.outcome);
+            }
+            None => tracing::debug!(id = %response.id, "response to an unknown request ignored"),
+        }
+    }
+
+    pub(crate) fn close(&self) {
+        self.closed.cancel();
+        self.pending.lock().expect("pending").clear();
+        *self.outbound.lock().expect("outbound") = None;
+    }
+}
+
+/// Forwards change events to a legacy session's stream until the session closes:
+/// `list_changed` for every kind, `resources/updated` for subscribed URIs (and their
+/// sub-resources).
+pub(crate) fn spawn_forwarder(server: &Arc<ServerInner>, session: &Arc<LegacySession>) {
+    use crate::events::{ChangeEvent, uri_covers};
+    use tokio::sync::broadcast::error::RecvError;
+    let mut rx = server.bus.subscribe();
+    let session = session.clone();
+    tokio::spawn(async move {
+        loop {
+            let event = tokio::select! {
+                () = session.closed.cancelled() => return,
+                e = rx.recv() => e,
+            };
+            let empty = serde_json::json!({});
+            match event {
+                Ok(ChangeEvent::ToolsChanged) => {
+                    session
+                        .notify("notifications/tools/list_changed", &empty)
+                        .await;
+                }
+                Ok(ChangeEvent::PromptsChanged) => {
+                    session
+                        .notify("notifications/prompts/list_changed", &empty)
+                        .await;
+                }
+                Ok(ChangeEvent::ResourcesChanged) => {
+                    session
+                        .notify("notifications/resources/list_changed", &empty)
+                        .await;
+                }
+                Ok(ChangeEvent::ResourceUpdated(uri)) => {
+                    let subscribed = session
+                        .subscriptions
+                        .lock()
+                        .expect("subscriptions")
+                        .iter()
+                        .any(|s| uri_covers(s, &uri));
+                    if subscribed {
+                        session
+                            .notify(
+                                "notifications/resources/updated",
+                                &serde_json::json!({"uri": &*uri}),
+                            )
+                            .await;
+                    }
+                }
+                // Fell behind: tell the client everything may have changed.
+                Err(RecvError::Lagged(_)) => {
+                    for kind in ["tools", "prompts", "resources"] {
+                        session
+                            .notify(&format!("notifications/{kind}/list_changed"), &empty)
+                            .await;
+                    }
+                }
+                Err(RecvError::Closed) => return,
+            }
+        }
+    });
+}
+
+impl LegacySession {
+    /// A notification from the client on this session.
+    pub(crate) fn on_notification(&self, n: &crate::protocol::jsonrpc::Notification) {
+        if n.method == "notifications/initialized" {
+            self.initialized.store(true, Ordering::Relaxed);
+        }
+    }
+}

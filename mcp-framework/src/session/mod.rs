@@ -1,0 +1,3 @@
+//! Sessions of legacy (initialize-based) peers.
+
+pub(crate) mod legacy;

@@ -1,0 +1,221 @@
+//! `subscriptions/listen`: the filter, the acknowledgement, and the stream of change
+//! notifications tagged with the subscription id. Transports drive a [`Listen`].
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use tokio::sync::broadcast::{self, error::RecvError};
+
+use crate::events::{ChangeEvent, uri_covers};
+use crate::protocol::jsonrpc::{Request, write_notification};
+use crate::protocol::{ErrorObject, RequestId};
+use crate::render;
+use crate::server::ServerInner;
+
+/// The notification types of a listen request (and the honored subset).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Filter {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tools_list_changed: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    prompts_list_changed: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    resources_list_changed: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    resource_subscriptions: Option<Vec<String>>,
+}
+
+#[derive(Deserialize)]
+struct ListenView {
+    #[serde(default)]
+    notifications: Filter,
+}
+
+/// What happens next on a subscription.
+#[derive(Debug)]
+pub(crate) enum ListenEvent {
+    /// A notification to send.
+    Notify(Bytes),
+    /// The server is shutting down: send this final result, then close.
+    End(Bytes),
+    /// The subscriber fell too far behind: tear the subscription down.
+    Lagged,
+}
+
+/// An open subscription.
+#[derive(Debug)]
+pub(crate) struct Listen {
+    pub(crate) id: RequestId,
+    filter: Filter,
+    rx: broadcast::Receiver<ChangeEvent>,
+    server: Arc<ServerInner>,
+}
+
+#[derive(Serialize)]
+struct SubscriptionMeta<'a> {
+    #[serde(rename = "io.modelcontextprotocol/subscriptionId")]
+    id: &'a RequestId,
+}
+
+impl Listen {
+    /// Opens a subscription for a `subscriptions/listen` request: honors what the server
+    /// supports and starts receiving changes right away (before the acknowledgement is
+    /// sent, so nothing between the two is lost).
+    pub(crate) fn open(
+        server: &Arc<ServerInner>,
+        request: &Request,
+        params: Option<&RawValue>,
+    ) -> Result<Self, ErrorObject> {
+        let view: ListenView = serde_json::from_str(params.map_or("{}", RawValue::get))
+            .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))?;
+        let caps = &server.capabilities;
+        let wanted = view.notifications;
+        let honor = |asked: Option<bool>, supported: bool| {
+            (asked == Some(true) && supported).then_some(true)
+        };
+        let filter = Filter {
+            tools_list_changed: honor(
+                wanted.tools_list_changed,
+                caps.tools
+                    .as_ref()
+                    .is_some_and(|t| t.list_changed == Some(true)),
+            ),
+            prompts_list_changed: honor(
+                wanted.prompts_list_changed,
+                caps.prompts
+                    .as_ref()
+                    .is_some_and(|t| t.list_changed == Some(true)),
+            ),
+            resources_list_changed: honor(
+                wanted.resources_list_changed,
+                caps.resources
+                    .as_ref()
+                    .is_some_and(|t| t.list_changed == Some(true)),
+            ),
+            resource_subscriptions: wanted.resource_subscriptions.filter(|_| {
+                caps.resources
+                    .as_ref()
+                    .is_some_and(|r| r.subscribe == Some(true))
+            }),
+        };
+        Ok(Self {
+            id: request.id.clone(),
+            filter,
+            rx: server.bus.subscribe(),
+            server: server.clone(),
+        })
+    }
+
+    /// `notifications/subscriptions/acknowledged`, the first message of the subscription.
+    pub(crate) fn acknowledgement(&self) -> Bytes {
+        #[derive(Serialize)]
+        struct Params<'a> {
+            #[serde(rename = "_meta")]
+            meta: SubscriptionMeta<'a>,
+            notifications: &'a Filter,
+        }
+        let mut out = Vec::new();
+        write_notification(
+            &mut out,
+            "notifications/subscriptions/acknowledged",
+            &Params {
+                meta: SubscriptionMeta { id: &self.id },
+                notifications: &self.filter,
+            },
+        );
+        Bytes::from(out)
+    }
+
+    fn notification(&self, event: &ChangeEvent) -> Option<Bytes> {
+        let f = &self.filter;
+        let method = match event {
+            ChangeEvent::ToolsChanged if f.tools_list_changed == Some(true) => {
+                "notifications/tools/list_changed"
+            }
+            ChangeEvent::PromptsChanged if f.prompts_list_changed == Some(true) => {
+                "notifications/prompts/list_changed"
+            }
+            ChangeEvent::ResourcesChanged if f.resources_list_changed == Some(true) => {
+                "notifications/resources/list_changed"
+            }
+            ChangeEvent::ResourceUpdated(uri) => {
+                let subscribed = f
+                    .resource_subscriptions
+                    .as_ref()
+                    .is_some_and(|subs| subs.iter().any(|s| uri_covers(s, uri)));
+                if !subscribed {
+                    return None;
+                }
+                #[derive(Serialize)]
+                struct Params<'a> {
+                    #[serde(rename = "_meta")]
+                    meta: SubscriptionMeta<'a>,
+                    uri: &'a str,
+                }
+                let mut out = Vec::new();
+                write_notification(
+                    &mut out,
+                    "notifications/resources/updated",
+                    &Params {
+                        meta: SubscriptionMeta { id: &self.id },
+                        uri,
+                    },
+                );
+                return Some(Bytes::from(out));
+            }
+            _ => return None,
+        };
+        #[derive(Serialize)]
+        struct Params<'a> {
+            #[serde(rename = "_meta")]
+            meta: SubscriptionMeta<'a>,
+        }
+        let mut out = Vec::new();
+        write_notification(
+            &mut out,
+            method,
+            &Params {
+                meta: SubscriptionMeta { id: &self.id },
+            },
+        );
+        Some(Bytes::from(out))
+    }
+
+    /// Waits for the next thing to send.
+    pub(crate) async fn next(&mut self) -> ListenEvent {
+        loop {
+            tokio::select! {
+                biased;
+                () = self.server.shutdown.cancelled() => {
+                    return ListenEvent::End(render::listen_closed(&self.server, &self.id));
+                }
+                event = self.rx.recv() => match event {
+                    Ok(event) => {
+                        if let Some(n) = self.notification(&event) {
+                            return ListenEvent::Notify(n);
+                        }
+                    }
+                    Err(RecvError::Lagged(_)) => return ListenEvent::Lagged,
+                    Err(RecvError::Closed) => {
+                        return ListenEvent::End(render::listen_closed(&self.server, &self.id));
+                    }
+                },
+            }
+        }
+    }
+
+    /// `notifications/cancelled` for this subscription: how the server tears it down on
+    /// stdio, where there is no stream to close.
+    pub(crate) fn teardown(&self, reason: &str) -> Bytes {
+        let mut out = Vec::new();
+        write_notification(
+            &mut out,
+            "notifications/cancelled",
+            &serde_json::json!({"requestId": self.id.to_value(), "reason": reason}),
+        );
+        Bytes::from(out)
+    }
+}

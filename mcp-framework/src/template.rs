@@ -1,0 +1,400 @@
+//! RFC 6570 URI templates: parsing, and matching a concrete URI back to variable values
+//! (what `resources/read` needs to find the template a URI belongs to).
+//!
+//! Supported: all eight expression operators (`{var}`, `{+var}`, `{#var}`, `{.var}`,
+//! `{/var}`, `{;var}`, `{?var}`, `{&var}`), several variables per expression, the explode
+//! modifier (`*`, matched values keep their separators) and prefix modifiers (`:n`).
+
+use std::fmt;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Part {
+    Literal(String),
+    Expr { op: Op, vars: Vec<Var> },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Var {
+    name: String,
+    explode: bool,
+    prefix: Option<usize>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Simple,
+    Reserved,
+    Fragment,
+    Label,
+    Path,
+    PathParam,
+    Query,
+    QueryCont,
+}
+
+impl Op {
+    fn first(self) -> &'static str {
+        match self {
+            Self::Simple | Self::Reserved => "",
+            Self::Fragment => "#",
+            Self::Label => ".",
+            Self::Path => "/",
+            Self::PathParam => ";",
+            Self::Query => "?",
+            Self::QueryCont => "&",
+        }
+    }
+
+    fn sep(self) -> char {
+        match self {
+            Self::Simple | Self::Reserved | Self::Fragment => ',',
+            Self::Label => '.',
+            Self::Path => '/',
+            Self::PathParam => ';',
+            Self::Query | Self::QueryCont => '&',
+        }
+    }
+
+    fn named(self) -> bool {
+        matches!(self, Self::PathParam | Self::Query | Self::QueryCont)
+    }
+
+    /// Whether expanded values may contain reserved characters (`/`, `?`, `#`…) unencoded.
+    fn allows_reserved(self) -> bool {
+        matches!(self, Self::Reserved | Self::Fragment)
+    }
+}
+
+/// A parsed URI template.
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) struct UriTemplate {
+    source: String,
+    parts: Vec<Part>,
+}
+
+impl fmt::Debug for UriTemplate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.source)
+    }
+}
+
+fn is_varchar(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '%'
+}
+
+impl UriTemplate {
+    /// Parses `source`; the error says what is wrong.
+    pub(crate) fn parse(source: &str) -> Result<Self, String> {
+        let mut parts = Vec::new();
+        let mut literal = String::new();
+        let mut rest = source;
+        while let Some(c) = rest.chars().next() {
+            if c == '{' {
+                let end = rest
+                    .find('}')
+                    .ok_or_else(|| format!("unclosed `{{` in URI template `{source}`"))?;
+                let body = &rest[1..end];
+                rest = &rest[end + 1..];
+                if !literal.is_empty() {
+                    parts.push(Part::Literal(std::mem::take(&mut literal)));
+                }
+                parts
+                    .push(parse_expr(body).map_err(|e| format!("{e} in URI template `{source}`"))?);
+            } else if c == '}' {
+                return Err(format!("unmatched `}}` in URI template `{source}`"));
+            } else {
+                literal.push(c);
+                rest = &rest[c.len_utf8()..];
+            }
+        }
+        if !literal.is_empty() {
+            parts.push(Part::Literal(literal));
+        }
+        let mut names = Vec::new();
+        for part in &parts {
+            if let Part::Expr { vars, .. } = part {
+                for v in vars {
+                    if names.contains(&v.name) {
+                        return Err(format!(
+                            "variable `{}` appears twice in URI template `{source}`",
+                            v.name
+                        ));
+                    }
+                    names.push(v.name.clone());
+                }
+            }
+        }
+        Ok(Self {
+            source: source.to_owned(),
+            parts,
+        })
+    }
+
+    /// The variable names, in order of appearance.
+    pub(crate) fn variables(&self) -> impl Iterator<Item = &str> {
+        self.parts.iter().flat_map(|p| match p {
+            Part::Expr { vars, .. } => vars.iter().map(|v| v.name.as_str()).collect::<Vec<_>>(),
+            Part::Literal(_) => Vec::new(),
+        })
+    }
+
+    /// Matches a concrete URI: the decoded value of every variable present in it, or `None`
+    /// when the URI is not an expansion of this template.
+    pub(crate) fn match_uri(&self, uri: &str) -> Option<Vec<(String, String)>> {
+        let mut out = Vec::new();
+        if match_parts(&self.parts, uri, &mut out) {
+            Some(out)
+        } else {
+            None
+        }
+    }
+}
+
+fn parse_expr(body: &str) -> Result<Part, String> {
+    let (op, list) = match body.chars().next() {
+        Some('+') => (Op::Reserved, &body[1..]),
+        Some('#') => (Op::Fragment, &body[1..]),
+        Some('.') => (Op::Label, &body[1..]),
+        Some('/') => (Op::Path, &body[1..]),
+        Some(';') => (Op::PathParam, &body[1..]),
+        Some('?') => (Op::Query, &body[1..]),
+        Some('&') => (Op::QueryCont, &body[1..]),
+        Some('=' | ',' | '!' | '@' | '|') => {
+            return Err(format!("reserved operator in `{{{body}}}`"));
+        }
+        Some(_) => (Op::Simple, body),
+        None => return Err("empty expression `{}`".into()),
+    };
+    let mut vars = Vec::new();
+    for spec in list.split(',') {
+        let (name, explode, prefix) = if let Some(name) = spec.strip_suffix('*') {
+            (name, true, None)
+        } else if let Some((name, n)) = spec.split_once(':') {
+            let n: usize = n
+                .parse()
+                .ok()
+                .filter(|n| (1..10000).contains(n))
+                .ok_or_else(|| format!("bad prefix length in `{{{body}}}`"))?;
+            (name, false, Some(n))
+        } else {
+            (spec, false, None)
+        };
+        if name.is_empty() || !name.chars().all(is_varchar) {
+            return Err(format!("bad variable name `{name}`"));
+        }
+        vars.push(Var {
+            name: name.to_owned(),
+            explode,
+            prefix,
+        });
+    }
+    Ok(Part::Expr { op, vars })
+}
+
+fn match_parts(parts: &[Part], input: &str, out: &mut Vec<(String, String)>) -> bool {
+    let Some((first, rest)) = parts.split_first() else {
+        return input.is_empty();
+    };
+    match first {
+        Part::Literal(lit) => input
+            .strip_prefix(lit.as_str())
+            .is_some_and(|tail| match_parts(rest, tail, out)),
+        Part::Expr { op, vars } => {
+            // Try every split point, longest first for reserved expansions and shortest
+            // otherwise; the expression may also expand to nothing.
+            let mut ends: Vec<usize> = input
+                .char_indices()
+                .map(|(i, _)| i)
+                .chain(std::iter::once(input.len()))
+                .collect();
+            if op.allows_reserved() {
+                ends.reverse();
+            }
+            for end in ends {
+                let chunk = &input[..end];
+                let mark = out.len();
+                if match_expr(*op, vars, chunk, out) && match_parts(rest, &input[end..], out) {
+                    return true;
+                }
+                out.truncate(mark);
+            }
+            false
+        }
+    }
+}
+
+fn match_expr(op: Op, vars: &[Var], chunk: &str, out: &mut Vec<(String, String)>) -> bool {
+    if chunk.is_empty() {
+        // Every variable undefined. Plain `{var}` must match something.
+        return op.named() || !matches!(op, Op::Simple | Op::Reserved);
+    }
+    let Some(body) = chunk.strip_prefix(op.first()) else {
+        return false;
+    };
+    if !op.allows_reserved()
+        && body
+            .chars()
+            .any(|c| matches!(c, '/' | '?' | '#' | '[' | ']' | '@') && op != Op::Path)
+    {
+        return false;
+    }
+    if op == Op::Path && body.contains(['?', '#']) {
+        return false;
+    }
+    if op.named() {
+        return match_named(op, vars, body, out);
+    }
+    let sep = op.sep();
+    // One variable takes the whole body (exploded lists keep their separators).
+    if vars.len() == 1 {
+        let v = &vars[0];
+        if !v.explode && sep != ',' && body.contains(sep) {
+            return false;
+        }
+        if !v.explode && op == Op::Path && body.contains('/') {
+            return false;
+        }
+        return push_value(v, body, op, out);
+    }
+    let pieces: Vec<&str> = body.split(sep).collect();
+    if pieces.len() > vars.len() {
+        return false;
+    }
+    for (v, piece) in vars.iter().zip(pieces) {
+        if !push_value(v, piece, op, out) {
+            return false;
+        }
+    }
+    true
+}
+
+fn match_named(op: Op, vars: &[Var], body: &str, out: &mut Vec<(String, String)>) -> bool {
+    let sep = op.sep();
+    for pair in body.split(sep) {
+        let (name, value) = match pair.split_once('=') {
+            Some((n, v)) => (n, v),
+            None if op == Op::PathParam => (pair, ""),
+            None => return false,
+        };
+        let Some(var) = vars.iter().find(|v| v.name == name) else {
+            return false;
+        };
+        if out.iter().any(|(n, _)| n == name) {
+            return false;
+        }
+        if !push_value(var, value, op, out) {
+            return false;
+        }
+    }
+    true
+}
+
+fn push_value(var: &Var, raw: &str, op: Op, out: &mut Vec<(String, String)>) -> bool {
+    if raw.is_empty() && matches!(op, Op::Simple | Op::Reserved) {
+        return false;
+    }
+    let Some(decoded) = percent_decode(raw) else {
+        return false;
+    };
+    if let Some(n) = var.prefix {
+        if decoded.chars().count() > n {
+            return false;
+        }
+    }
+    out.push((var.name.clone(), decoded));
+    true
+}
+
+/// Decodes `%XX` escapes; `None` for malformed escapes or invalid UTF-8.
+pub(crate) fn percent_decode(s: &str) -> Option<String> {
+    if !s.contains('%') {
+        return Some(s.to_owned());
+    }
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = s.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(t: &str, uri: &str) -> Option<Vec<(String, String)>> {
+        UriTemplate::parse(t).unwrap().match_uri(uri)
+    }
+
+    fn pairs(p: &[(&str, &str)]) -> Option<Vec<(String, String)>> {
+        Some(p.iter().map(|(a, b)| ((*a).into(), (*b).into())).collect())
+    }
+
+    #[test]
+    fn simple_variables() {
+        assert_eq!(
+            m("test://template/{id}/data", "test://template/123/data"),
+            pairs(&[("id", "123")])
+        );
+        assert_eq!(
+            m("test://template/{id}/data", "test://template//data"),
+            None
+        );
+        assert_eq!(
+            m("test://template/{id}/data", "test://template/1/2/data"),
+            None
+        );
+        assert_eq!(m("users/{id}", "users/a%20b"), pairs(&[("id", "a b")]));
+        assert_eq!(m("x/{a},{b}", "x/1,2"), pairs(&[("a", "1"), ("b", "2")]));
+        assert_eq!(m("x/{a}", "y/1"), None);
+    }
+
+    #[test]
+    fn reserved_and_paths() {
+        assert_eq!(
+            m("file:///{+path}", "file:///a/b/c.txt"),
+            pairs(&[("path", "a/b/c.txt")])
+        );
+        assert_eq!(m("file:///{path}", "file:///a/b"), None);
+        assert_eq!(
+            m("repo{/owner,name}", "repo/o/n"),
+            pairs(&[("owner", "o"), ("name", "n")])
+        );
+        assert_eq!(m("files{/path*}", "files/a/b"), pairs(&[("path", "a/b")]));
+        assert_eq!(
+            m("doc{#section}", "doc#intro"),
+            pairs(&[("section", "intro")])
+        );
+        assert_eq!(m("host{.domain}", "host.com"), pairs(&[("domain", "com")]));
+    }
+
+    #[test]
+    fn queries() {
+        assert_eq!(
+            m("search{?q,lang}", "search?lang=en&q=rust"),
+            pairs(&[("lang", "en"), ("q", "rust")])
+        );
+        assert_eq!(m("search{?q,lang}", "search"), pairs(&[]));
+        assert_eq!(m("search{?q}", "search?x=1"), None);
+        assert_eq!(m("a{;x}", "a;x=1"), pairs(&[("x", "1")]));
+    }
+
+    #[test]
+    fn rejects_bad_templates() {
+        assert!(UriTemplate::parse("a/{").is_err());
+        assert!(UriTemplate::parse("a/}").is_err());
+        assert!(UriTemplate::parse("a/{}").is_err());
+        assert!(UriTemplate::parse("a/{x}/{x}").is_err());
+        assert!(UriTemplate::parse("a/{b c}").is_err());
+        let t = UriTemplate::parse("a/{x}{?y,z}").unwrap();
+        assert_eq!(t.variables().collect::<Vec<_>>(), ["x", "y", "z"]);
+    }
+}

@@ -1,0 +1,330 @@
+//! Newline-delimited JSON-RPC over a byte stream (stdin/stdout by default).
+//!
+//! Requests run concurrently (responses may interleave); `notifications/cancelled` stops a
+//! request and nothing more is written for it; one writer task owns the output and flushes
+//! when it has nothing else queued. On EOF, in-flight requests get a short grace period.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use serde::Deserialize;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::context::Sink;
+use crate::dispatch::{Origin, Reply, dispatch};
+use crate::error::Error;
+use crate::protocol::jsonrpc::{
+    Incoming, Notification, Request, parse_message, write_error, write_result,
+};
+use crate::protocol::{ErrorObject, RequestId};
+use crate::server::ServerInner;
+use crate::session::legacy::{LegacySession, spawn_forwarder};
+use crate::subscriptions::ListenEvent;
+
+struct Connection {
+    server: Arc<ServerInner>,
+    tx: mpsc::Sender<Bytes>,
+    /// In-flight requests by id; the sequence number tells a reused id's entries apart.
+    inflight: Mutex<HashMap<RequestId, (u64, CancellationToken)>>,
+    next_seq: std::sync::atomic::AtomicU64,
+    session: Mutex<Option<Arc<LegacySession>>>,
+    tasks: TaskTracker,
+    /// Cancels every request of this connection (EOF after the grace period).
+    closing: CancellationToken,
+    /// Input ended: open subscriptions stop (nobody can cancel them any more).
+    eof: CancellationToken,
+}
+
+// Messages travel through the writer channel unframed; the writer adds the newline.
+
+fn result_line(id: &RequestId, result: &[u8]) -> Bytes {
+    let mut out = Vec::with_capacity(result.len() + 48);
+    write_result(&mut out, id, result);
+    Bytes::from(out)
+}
+
+fn error_line(id: Option<&RequestId>, error: &ErrorObject) -> Bytes {
+    let mut out = Vec::with_capacity(128);
+    write_error(&mut out, id, error);
+    Bytes::from(out)
+}
+
+/// Serves one connection until `reader` ends (or the server shuts down).
+pub(crate) async fn serve<R, W>(server: Arc<ServerInner>, reader: R, writer: W) -> Result<(), Error>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (tx, rx) = mpsc::channel::<Bytes>(1024);
+    let writer = tokio::spawn(write_loop(writer, rx));
+    let conn = Arc::new(Connection {
+        server: server.clone(),
+        tx,
+        inflight: Mutex::new(HashMap::new()),
+        next_seq: std::sync::atomic::AtomicU64::new(0),
+        session: Mutex::new(None),
+        tasks: TaskTracker::new(),
+        closing: CancellationToken::new(),
+        eof: CancellationToken::new(),
+    });
+    let max = server.config.max_message_bytes;
+    let mut reader = BufReader::with_capacity(64 * 1024, reader);
+    let mut buf = Vec::with_capacity(4096);
+    let read_result = loop {
+        buf.clear();
+        let read = tokio::select! {
+            r = read_line(&mut reader, &mut buf, max) => r,
+            () = server.shutdown.cancelled() => break Ok(()),
+        };
+        match read {
+            Ok(Line::Eof) => break Ok(()),
+            Ok(Line::TooLong) => {
+                let e = ErrorObject::invalid_request(format!("message larger than {max} bytes"));
+                let _ = conn.tx.send(error_line(None, &e)).await;
+            }
+            Ok(Line::Message) => {
+                let trimmed = buf.trim_ascii();
+                if !trimmed.is_empty() {
+                    on_message(&conn, trimmed).await;
+                }
+            }
+            Err(e) => break Err(Error::Io(e)),
+        }
+    };
+    // Let in-flight requests finish, then cancel what is left (open subscriptions end with
+    // their final result on shutdown; on EOF nobody is reading them any more).
+    conn.eof.cancel();
+    conn.tasks.close();
+    if tokio::time::timeout(server.config.drain_timeout, conn.tasks.wait())
+        .await
+        .is_err()
+    {
+        conn.closing.cancel();
+        for (_, token) in conn.inflight.lock().expect("inflight").values() {
+            token.cancel();
+        }
+        conn.tasks.wait().await;
+    }
+    if let Some(session) = conn.session.lock().expect("session").take() {
+        session.close();
+    }
+    drop(conn);
+    let _ = writer.await;
+    read_result
+}
+
+enum Line {
+    Message,
+    TooLong,
+    Eof,
+}
+
+/// Reads one line into `buf` (without the newline), refusing lines over `max` bytes
+/// (they are skipped to their end).
+async fn read_line<R: AsyncRead + Unpin>(
+    reader: &mut BufReader<R>,
+    buf: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<Line> {
+    let mut too_long = false;
+    loop {
+        let available = reader.fill_buf().await?;
+        if available.is_empty() {
+            return Ok(if too_long {
+                Line::TooLong
+            } else if buf.is_empty() {
+                Line::Eof
+            } else {
+                Line::Message
+            });
+        }
+        let (chunk, done) = match memchr(available) {
+            Some(i) => (&available[..i], Some(i + 1)),
+            None => (available, None),
+        };
+        if !too_long {
+            if buf.len() + chunk.len() > max {
+                too_long = true;
+                buf.clear();
+            } else {
+                buf.extend_from_slice(chunk);
+            }
+        }
+        let consumed = done.unwrap_or(available.len());
+        reader.consume(consumed);
+        if done.is_some() {
+            return Ok(if too_long {
+                Line::TooLong
+            } else {
+                Line::Message
+            });
+        }
+    }
+}
+
+fn memchr(bytes: &[u8]) -> Option<usize> {
+    bytes.iter().position(|&b| b == b'\n')
+}
+
+async fn write_loop<W: AsyncWrite + Unpin>(writer: W, mut rx: mpsc::Receiver<Bytes>) {
+    let mut out = BufWriter::with_capacity(64 * 1024, writer);
+    while let Some(first) = rx.recv().await {
+        if write_framed(&mut out, &first).await.is_err() {
+            return;
+        }
+        // Batch whatever else is already queued, then flush once.
+        while let Ok(next) = rx.try_recv() {
+            if write_framed(&mut out, &next).await.is_err() {
+                return;
+            }
+        }
+        if out.flush().await.is_err() {
+            return;
+        }
+    }
+    let _ = out.flush().await;
+}
+
+async fn write_framed<W: AsyncWrite + Unpin>(
+    out: &mut BufWriter<W>,
+    message: &[u8],
+) -> std::io::Result<()> {
+    out.write_all(message).await?;
+    out.write_all(b"\n").await
+}
+
+async fn on_message(conn: &Arc<Connection>, bytes: &[u8]) {
+    match parse_message(bytes) {
+        Err(rejected) => {
+            let _ = conn
+                .tx
+                .send(error_line(rejected.id.as_ref(), &rejected.error))
+                .await;
+        }
+        Ok(Incoming::Notification(n)) => on_notification(conn, n),
+        Ok(Incoming::Response(r)) => {
+            let session = conn.session.lock().expect("session").clone();
+            if let Some(session) = session {
+                session.deliver(r);
+            }
+        }
+        Ok(Incoming::Request(request)) if request.method == "initialize" => {
+            let session_or_error =
+                LegacySession::initialize(&conn.server, request.params.as_deref(), None);
+            let reply = match session_or_error {
+                Ok((session, result)) => {
+                    session.attach(conn.tx.clone());
+                    spawn_forwarder(&conn.server, &session);
+                    if let Some(old) = conn.session.lock().expect("session").replace(session) {
+                        old.close();
+                    }
+                    result_line(&request.id, &result)
+                }
+                Err(e) => error_line(Some(&request.id), &e),
+            };
+            let _ = conn.tx.send(reply).await;
+        }
+        Ok(Incoming::Request(request)) => {
+            let cancel = conn.closing.child_token();
+            let seq = conn
+                .next_seq
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            conn.inflight
+                .lock()
+                .expect("inflight")
+                .insert(request.id.clone(), (seq, cancel.clone()));
+            let conn = conn.clone();
+            let tasks = conn.tasks.clone();
+            tasks.spawn(async move {
+                let id = request.id.clone();
+                serve_request(&conn, request, cancel).await;
+                let mut inflight = conn.inflight.lock().expect("inflight");
+                // Only forget our own entry (a reused id may belong to a newer request).
+                if inflight.get(&id).is_some_and(|(s, _)| *s == seq) {
+                    inflight.remove(&id);
+                }
+            });
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CancelledView {
+    request_id: Option<RequestId>,
+}
+
+fn on_notification(conn: &Connection, n: Notification) {
+    match n.method.as_str() {
+        "notifications/cancelled" => {
+            let Some(params) = n.params else { return };
+            let Ok(CancelledView {
+                request_id: Some(id),
+            }) = serde_json::from_str(params.get())
+            else {
+                return;
+            };
+            if let Some((_, token)) = conn.inflight.lock().expect("inflight").get(&id) {
+                token.cancel();
+            }
+        }
+        "notifications/initialized" => {
+            if let Some(session) = conn.session.lock().expect("session").as_ref() {
+                session
+                    .initialized
+                    .store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+        other => tracing::trace!(method = other, "notification ignored"),
+    }
+}
+
+async fn serve_request(conn: &Arc<Connection>, request: Request, cancel: CancellationToken) {
+    let id = request.id.clone();
+    let session = conn.session.lock().expect("session").clone();
+    let origin = Origin {
+        cancel: cancel.clone(),
+        sink: Some(Sink::new(conn.tx.clone(), cancel.clone())),
+        session,
+        http: None,
+        meta: None,
+    };
+    let reply = dispatch(&conn.server, request, origin).await;
+    if cancel.is_cancelled() {
+        return;
+    }
+    let out = match reply {
+        Reply::Result(bytes) => result_line(&id, &bytes),
+        Reply::Error(e, _) => error_line(Some(&id), &e),
+        Reply::Cancelled => return,
+        Reply::Listen(mut listen) => {
+            if conn.tx.send(listen.acknowledgement()).await.is_err() {
+                return;
+            }
+            loop {
+                let event = tokio::select! {
+                    biased;
+                    () = cancel.cancelled() => return,
+                    () = conn.eof.cancelled() => return,
+                    e = listen.next() => e,
+                };
+                match event {
+                    ListenEvent::Notify(n) => {
+                        if cancel.is_cancelled() || conn.tx.send(n).await.is_err() {
+                            return;
+                        }
+                    }
+                    ListenEvent::End(result) => break result_line(&id, &result),
+                    ListenEvent::Lagged => {
+                        break listen.teardown("the subscriber fell behind; listen again");
+                    }
+                }
+            }
+        }
+    };
+    let _ = conn.tx.send(out).await;
+}
