@@ -153,6 +153,7 @@ pub fn completer<M: 'static, C: Completer<M>>(c: C) -> Arc<dyn ErasedCompleter> 
 mod tests {
     use super::*;
 
+    #[allow(clippy::needless_pass_by_value)]
     fn langs(req: CompletionRequest) -> Vec<String> {
         req.matching(["python", "pytorch", "rust", "Pyside"])
     }

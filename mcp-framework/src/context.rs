@@ -696,16 +696,13 @@ fn build_elicitation_schema<T: JsonSchema>() -> Result<JsonObject, String> {
         let ty = p
             .get("type")
             .and_then(Value::as_str)
-            .map_or_else(
-                || {
-                    if p.contains_key("enum") || p.contains_key("oneOf") {
-                        "string"
-                    } else {
-                        ""
-                    }
-                },
-                |t| t,
-            )
+            .unwrap_or_else(|| {
+                if p.contains_key("enum") || p.contains_key("oneOf") {
+                    "string"
+                } else {
+                    ""
+                }
+            })
             .to_owned();
         match ty.as_str() {
             "string" | "number" | "integer" | "boolean" => {

@@ -491,13 +491,11 @@ async fn call_tool(server: &Arc<ServerInner>, request: Request, era: Era, origin
     drop(catalog);
     let version = era.version;
     let arguments = view.arguments.unwrap_or_else(|| Value::Object(Map::new()));
-    if version.is_modern() {
-        if let Some(http) = &origin.http {
-            if let Err(e) = crate::transport::check_param_headers(http, &entry.headers, &arguments)
-            {
-                return Reply::bad(e);
-            }
-        }
+    if version.is_modern()
+        && let Some(http) = &origin.http
+        && let Err(e) = crate::transport::check_param_headers(http, &entry.headers, &arguments)
+    {
+        return Reply::bad(e);
     }
     if let Err(problems) = entry.validator.check(&arguments) {
         let result = error_result(format!(
@@ -564,6 +562,12 @@ async fn get_prompt(
     let version = era.version;
     let raw_args = view.arguments.unwrap_or_default();
     let arguments = Value::Object(coerce_strings(&entry.arguments_schema, stringify(raw_args)));
+    if let Err(problems) = entry.validator.check(&arguments) {
+        return Reply::failed(ErrorObject::invalid_params(format!(
+            "Invalid arguments for prompt `{}`: {problems}",
+            view.name
+        )));
+    }
     let prepared = match prepare(
         server,
         &request,

@@ -153,10 +153,10 @@ pub(crate) fn decode_value(raw: &[u8]) -> Result<String, String> {
 /// Encodes a value for a header the way clients must (used by the test client).
 #[allow(dead_code)]
 pub(crate) fn encode_value(value: &str) -> String {
-    let safe = value.bytes().all(|b| (0x20..=0x7e).contains(&b))
-        && !value.starts_with(' ')
-        && !value.ends_with(' ')
-        && !(value.starts_with("=?base64?") && value.ends_with("?="));
+    let printable = value.bytes().all(|b| (0x20..=0x7e).contains(&b));
+    let padded = value.starts_with(' ') || value.ends_with(' ');
+    let sentinel = value.starts_with("=?base64?") && value.ends_with("?=");
+    let safe = printable && !padded && !sentinel;
     if safe {
         value.to_owned()
     } else {
@@ -195,13 +195,13 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn collect(v: Value) -> Result<Vec<HeaderParam>, String> {
+    fn collect(v: &Value) -> Result<Vec<HeaderParam>, String> {
         collect_header_params(v.as_object().unwrap())
     }
 
     #[test]
     fn finds_valid_annotations() {
-        let found = collect(json!({
+        let found = collect(&json!({
             "type": "object",
             "properties": {
                 "region": {"type": "string", "x-mcp-header": "Region"},
@@ -222,26 +222,26 @@ mod tests {
     fn rejects_invalid_annotations() {
         assert!(
             collect(
-                json!({"type":"object","properties":{"x":{"type":"number","x-mcp-header":"X"}}})
+                &json!({"type":"object","properties":{"x":{"type":"number","x-mcp-header":"X"}}})
             )
             .is_err()
         );
         assert!(
             collect(
-                json!({"type":"object","properties":{"x":{"type":"string","x-mcp-header":"A B"}}})
+                &json!({"type":"object","properties":{"x":{"type":"string","x-mcp-header":"A B"}}})
             )
             .is_err()
         );
         assert!(
             collect(
-                json!({"type":"object","properties":{"x":{"type":"string","x-mcp-header":""}}})
+                &json!({"type":"object","properties":{"x":{"type":"string","x-mcp-header":""}}})
             )
             .is_err()
         );
-        assert!(collect(json!({"type":"object","properties":{
+        assert!(collect(&json!({"type":"object","properties":{
             "a":{"type":"string","x-mcp-header":"Dup"},"b":{"type":"string","x-mcp-header":"dup"}}})).is_err());
-        assert!(collect(json!({"type":"object","properties":{"a":{"type":"array","items":{"type":"string","x-mcp-header":"I"}}}})).is_err());
-        assert!(collect(json!({"type":"object","anyOf":[{"properties":{"a":{"type":"string","x-mcp-header":"A"}}}]})).is_err());
+        assert!(collect(&json!({"type":"object","properties":{"a":{"type":"array","items":{"type":"string","x-mcp-header":"I"}}}})).is_err());
+        assert!(collect(&json!({"type":"object","anyOf":[{"properties":{"a":{"type":"string","x-mcp-header":"A"}}}]})).is_err());
     }
 
     #[test]

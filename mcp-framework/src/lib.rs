@@ -4,6 +4,8 @@
 mod cache;
 mod catalog;
 mod cli;
+#[cfg(feature = "client")]
+pub mod client;
 mod completion;
 mod context;
 mod dispatch;

@@ -434,13 +434,12 @@ pub(crate) fn coerce_strings(
 }
 
 fn admits_string(root: &JsonObject, prop: &Value) -> bool {
-    if let Some(r) = prop.get("$ref").and_then(Value::as_str) {
-        if let Some(def) = r
+    if let Some(r) = prop.get("$ref").and_then(Value::as_str)
+        && let Some(def) = r
             .strip_prefix("#/$defs/")
             .and_then(|n| root.get("$defs")?.get(n))
-        {
-            return admits_string(root, def);
-        }
+    {
+        return admits_string(root, def);
     }
     match prop.get("type") {
         Some(Value::String(t)) => t == "string",

@@ -379,6 +379,7 @@ impl PromptDefinition {
 pub(crate) struct PromptEntry {
     pub(crate) prompt: Prompt,
     pub(crate) arguments_schema: JsonObject,
+    pub(crate) validator: Validator,
     pub(crate) completers: BTreeMap<String, Arc<dyn ErasedCompleter>>,
     pub(crate) get: PromptFn,
     pub(crate) location: Location,
@@ -430,6 +431,14 @@ impl PromptEntry {
             ));
         }
         let meta = parse_meta(kind, &def.name, def.location, def.meta.as_deref())?;
+        let validator = Validator::compile(&def.arguments_schema).map_err(|e| {
+            definition_error(
+                kind,
+                &def.name,
+                def.location,
+                format!("the arguments schema does not compile: {e}"),
+            )
+        })?;
         for arg in def.completers.keys() {
             if !schema_arguments(&def.arguments_schema)
                 .iter()
@@ -463,6 +472,7 @@ impl PromptEntry {
         Ok(Self {
             prompt,
             arguments_schema: def.arguments_schema,
+            validator,
             completers: def.completers,
             get,
             location: def.location,

@@ -225,16 +225,16 @@ pub(crate) fn tool_result(
 ) -> Bytes {
     if !version.has_structured_output() {
         result.structured_content = None;
-    } else if version.needs_object_output() {
-        if let Some(v) = result.structured_content.take() {
-            result.structured_content = Some(if entry.wraps_output || !v.is_object() {
-                let mut m = serde_json::Map::new();
-                m.insert("result".into(), v);
-                Value::Object(m)
-            } else {
-                v
-            });
-        }
+    } else if version.needs_object_output()
+        && let Some(v) = result.structured_content.take()
+    {
+        result.structured_content = Some(if entry.wraps_output || !v.is_object() {
+            let mut m = serde_json::Map::new();
+            m.insert("result".into(), v);
+            Value::Object(m)
+        } else {
+            v
+        });
     }
     stamp!(server, version, &mut result);
     to_bytes(&result)

@@ -296,10 +296,10 @@ fn push_value(var: &Var, raw: &str, op: Op, out: &mut Vec<(String, String)>) -> 
     let Some(decoded) = percent_decode(raw) else {
         return false;
     };
-    if let Some(n) = var.prefix {
-        if decoded.chars().count() > n {
-            return false;
-        }
+    if let Some(n) = var.prefix
+        && decoded.chars().count() > n
+    {
+        return false;
     }
     out.push((var.name.clone(), decoded));
     true

@@ -1,1 +1,63 @@
-//! Shared helpers for the end-to-end tests.
+//! Shared helpers for the end-to-end tests: the normative schema, example binaries.
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use serde_json::{Value, json};
+
+/// `../shared/spec` (the specification the tests check against).
+pub fn spec_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/spec")
+}
+
+fn schema(revision: &str) -> &'static Value {
+    static MODERN: OnceLock<Value> = OnceLock::new();
+    static LEGACY: OnceLock<Value> = OnceLock::new();
+    let cell = if revision == "2026-07-28" {
+        &MODERN
+    } else {
+        &LEGACY
+    };
+    cell.get_or_init(|| {
+        let path = spec_dir().join(revision).join("schema.json");
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        serde_json::from_str(&text).expect("schema.json parses")
+    })
+}
+
+/// Validates `value` against `$defs/<def>` of a revision's `schema.json`; panics with
+/// every problem when it does not conform.
+pub fn assert_conforms(revision: &str, def: &str, value: &Value) {
+    let defs = &schema(revision)["$defs"];
+    assert!(defs.get(def).is_some(), "no $defs/{def} in {revision}");
+    let root = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$ref": format!("#/$defs/{def}"),
+        "$defs": defs,
+    });
+    let validator = jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .build(&root)
+        .expect("the schema compiles");
+    let problems: Vec<String> = validator
+        .iter_errors(value)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect();
+    assert!(
+        problems.is_empty(),
+        "{def} ({revision}) does not validate:\n{}\n{}",
+        problems.join("\n"),
+        serde_json::to_string_pretty(value).unwrap_or_default()
+    );
+}
+
+/// Validates a modern result against `$defs/<def>`.
+pub fn assert_modern(def: &str, value: &Value) {
+    assert_conforms("2026-07-28", def, value);
+}
+
+/// Validates a legacy (2025-11-25) result against `$defs/<def>`.
+pub fn assert_legacy(def: &str, value: &Value) {
+    assert_conforms("2025-11-25", def, value);
+}

@@ -196,7 +196,10 @@ impl ErrorObject {
             codes::MISSING_REQUIRED_CLIENT_CAPABILITY,
             "Missing required client capability",
         )
-        .with_data(serde_json::json!({ "requiredCapabilities": required }))
+        .with_data(Value::Object(serde_json::Map::from_iter([(
+            "requiredCapabilities".to_owned(),
+            required,
+        )])))
     }
 }
 

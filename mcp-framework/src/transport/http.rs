@@ -356,7 +356,7 @@ fn origin_allowed(config: &HttpConfig, origin: &str) -> bool {
             let rest = origin
                 .strip_prefix("http://")
                 .or_else(|| origin.strip_prefix("https://"));
-            rest.is_some_and(|hostport| is_loopback_host(hostport))
+            rest.is_some_and(is_loopback_host)
         }
     }
 }
@@ -397,26 +397,27 @@ fn forbidden(message: &str) -> Response {
     )
 }
 
-fn check_security(ep: &Endpoint, headers: &HeaderMap) -> Result<(), Response> {
+/// The rejection of a request whose `Origin` or `Host` is not allowed, if it is one.
+fn check_security(ep: &Endpoint, headers: &HeaderMap) -> Option<Response> {
     if let Some(origin) = headers.get(header::ORIGIN) {
         let ok = origin
             .to_str()
             .is_ok_and(|o| origin_allowed(&ep.server.config.http, o));
         if !ok {
-            return Err(forbidden("Forbidden: origin not allowed"));
+            return Some(forbidden("Forbidden: origin not allowed"));
         }
     }
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
     if !host_allowed(&ep.hosts, host) {
-        return Err(forbidden("Forbidden: host not allowed"));
+        return Some(forbidden("Forbidden: host not allowed"));
     }
-    Ok(())
+    None
 }
 
-/// Whether the client accepts SSE; `Err` when it accepts neither JSON nor SSE.
-fn accepts(headers: &HeaderMap) -> Result<bool, Response> {
+/// Whether the client accepts SSE; `None` when it accepts neither JSON nor SSE.
+fn accepts(headers: &HeaderMap) -> Option<bool> {
     let Some(accept) = headers.get(header::ACCEPT) else {
-        return Ok(true);
+        return Some(true);
     };
     let accept = accept.to_str().unwrap_or_default().to_ascii_lowercase();
     let has = |t: &str| {
@@ -427,18 +428,7 @@ fn accepts(headers: &HeaderMap) -> Result<bool, Response> {
     let any = has("*/*");
     let json = any || has("application/json") || has("application/*");
     let sse = any || has("text/event-stream") || has("text/*");
-    if json || sse {
-        Ok(sse)
-    } else {
-        Err(error_response(
-            StatusCode::NOT_ACCEPTABLE,
-            None,
-            &ErrorObject::new(
-                -32600,
-                "Not Acceptable: accept application/json and text/event-stream",
-            ),
-        ))
-    }
+    (json || sse).then_some(sse)
 }
 
 #[derive(Deserialize)]
@@ -523,8 +513,8 @@ fn check_standard_headers(
 
 async fn handle(State(ep): State<Arc<Endpoint>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
-    if let Err(r) = check_security(&ep, &parts.headers) {
-        return r;
+    if let Some(rejection) = check_security(&ep, &parts.headers) {
+        return rejection;
     }
     match parts.method {
         Method::POST => post(ep, parts, body).await,
@@ -587,9 +577,15 @@ fn delete(ep: &Endpoint, parts: &Parts) -> Response {
 }
 
 async fn post(ep: Arc<Endpoint>, parts: Parts, body: Body) -> Response {
-    let sse_ok = match accepts(&parts.headers) {
-        Ok(sse) => sse,
-        Err(r) => return r,
+    let Some(sse_ok) = accepts(&parts.headers) else {
+        return error_response(
+            StatusCode::NOT_ACCEPTABLE,
+            None,
+            &ErrorObject::new(
+                -32600,
+                "Not Acceptable: accept application/json and text/event-stream",
+            ),
+        );
     };
     if let Some(ct) = parts.headers.get(header::CONTENT_TYPE) {
         let ct = ct.to_str().unwrap_or_default();
@@ -709,10 +705,10 @@ async fn serve_request(
         Err(e) => return error_response(StatusCode::BAD_REQUEST, Some(&request.id), &e),
     };
     let modern = session.is_none() || meta.protocol_version.is_some();
-    if let (true, Some(version)) = (modern, meta.protocol_version.as_deref()) {
-        if let Err(e) = check_standard_headers(&parts.headers, &request, version) {
-            return error_response(StatusCode::BAD_REQUEST, Some(&request.id), &e);
-        }
+    if let (true, Some(version)) = (modern, meta.protocol_version.as_deref())
+        && let Err(e) = check_standard_headers(&parts.headers, &request, version)
+    {
+        return error_response(StatusCode::BAD_REQUEST, Some(&request.id), &e);
     }
     let id = request.id.clone();
     let needs_stream =
@@ -882,6 +878,6 @@ mod tests {
         h.insert(header::ACCEPT, HeaderValue::from_static("application/json"));
         assert!(!accepts(&h).unwrap());
         h.insert(header::ACCEPT, HeaderValue::from_static("text/html"));
-        assert!(accepts(&h).is_err());
+        assert!(accepts(&h).is_none());
     }
 }

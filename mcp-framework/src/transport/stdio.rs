@@ -78,10 +78,15 @@ where
         buf.clear();
         let read = tokio::select! {
             r = read_line(&mut reader, &mut buf, max) => r,
+            // Shutdown: stop reading; open subscriptions end with their final result.
             () = server.shutdown.cancelled() => break Ok(()),
         };
         match read {
-            Ok(Line::Eof) => break Ok(()),
+            Ok(Line::Eof) => {
+                // Nobody can cancel subscriptions any more: end them without a word.
+                conn.eof.cancel();
+                break Ok(());
+            }
             Ok(Line::TooLong) => {
                 let e = ErrorObject::invalid_request(format!("message larger than {max} bytes"));
                 let _ = conn.tx.send(error_line(None, &e)).await;
@@ -92,12 +97,14 @@ where
                     on_message(&conn, trimmed).await;
                 }
             }
-            Err(e) => break Err(Error::Io(e)),
+            Err(e) => {
+                conn.eof.cancel();
+                break Err(Error::Io(e));
+            }
         }
     };
     // Let in-flight requests finish, then cancel what is left (open subscriptions end with
     // their final result on shutdown; on EOF nobody is reading them any more).
-    conn.eof.cancel();
     conn.tasks.close();
     if tokio::time::timeout(server.config.drain_timeout, conn.tasks.wait())
         .await

@@ -1,0 +1,882 @@
+//! The runtime over the real stdio wire format (in-process pipe), without the macros:
+//! tools, prompts and resources defined at run time with closures.
+#![allow(clippy::needless_pass_by_value)]
+
+use std::time::Duration;
+
+use mcp_framework::client::{Client, ClientError, RequestOptions};
+use mcp_framework::protocol::{
+    CreateMessageResult, ElicitResult, ErrorObject, JsonObject, Role, SamplingMessageContent,
+    SamplingMessageContentBlock,
+};
+use mcp_framework::{
+    CallToolResult, Completion, CompletionRequest, Content, Context, Elicitation, PromptDefinition,
+    PromptSet, ProtocolVersion, ResourceDefinition, ResourceSet, Server, ToolDefinition, ToolSet,
+    completer,
+};
+use serde_json::{Value, json};
+use tests::{assert_legacy, assert_modern};
+
+fn obj(v: Value) -> JsonObject {
+    v.as_object().cloned().expect("an object")
+}
+
+fn languages(req: CompletionRequest) -> Vec<String> {
+    req.matching(["python", "pytorch", "rust", "ruby"])
+}
+
+fn tools() -> ToolSet {
+    ToolSet::new()
+        .with_fn(
+            ToolDefinition::new(
+                "add",
+                obj(json!({"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"],"additionalProperties":false})),
+            )
+            .description("Adds two numbers.")
+            .output_schema(Some(obj(json!({"type":"object","properties":{"sum":{"type":"number"}},"required":["sum"]})))),
+            |args, _cx| async move {
+                let sum = args["a"].as_f64().unwrap_or_default() + args["b"].as_f64().unwrap_or_default();
+                let v = json!({"sum": sum});
+                Ok(CallToolResult {
+                    content: vec![Content::text(v.to_string())],
+                    structured_content: Some(v),
+                    ..CallToolResult::default()
+                })
+            },
+        )
+        .with_fn(
+            ToolDefinition::new("numbers", obj(json!({"type":"object","additionalProperties":false})))
+                .output_schema(Some(obj(json!({"type":"array","items":{"type":"integer"}})))),
+            |_, _| async move {
+                Ok(CallToolResult {
+                    content: vec![Content::text("[1,2,3]")],
+                    structured_content: Some(json!([1, 2, 3])),
+                    ..CallToolResult::default()
+                })
+            },
+        )
+        .with_fn(
+            ToolDefinition::new("boom", obj(json!({"type":"object"}))),
+            |_, _| async move { panic!("kaboom") },
+        )
+        .with_fn(
+            ToolDefinition::new(
+                "count",
+                obj(json!({"type":"object","properties":{"n":{"type":"integer"},"delay_ms":{"type":"integer"}},"required":["n","delay_ms"]})),
+            ),
+            |args, cx: Context| async move {
+                let n = args["n"].as_u64().unwrap_or(0);
+                let delay = args["delay_ms"].as_u64().unwrap_or(0);
+                for i in 1..=n {
+                    tokio::time::sleep(Duration::from_millis(delay)).await;
+                    cx.progress(i as f64, Some(n as f64), None).await;
+                }
+                Ok(CallToolResult { content: vec![Content::text(format!("counted {n}"))], ..Default::default() })
+            },
+        )
+        .with_fn(
+            ToolDefinition::new("chatty", obj(json!({"type":"object"}))),
+            |_, cx: Context| async move {
+                cx.debug("debug line").await;
+                cx.info("info line").await;
+                cx.error("error line").await;
+                Ok(CallToolResult { content: vec![Content::text("done")], ..Default::default() })
+            },
+        )
+        .with_fn(
+            ToolDefinition::new("ask_two", obj(json!({"type":"object","properties":{"greeting":{"type":"string"}}}))),
+            |args, cx: Context| async move {
+                let greeting = args["greeting"].as_str().unwrap_or("Hello").to_owned();
+                let name = match cx
+                    .elicit_with_schema("Your name?", obj(json!({"type":"object","properties":{"name":{"type":"string"}},"required":["name"]})))
+                    .await
+                {
+                    Ok(Elicitation::Accept(c)) => c["name"].as_str().unwrap_or_default().to_owned(),
+                    Ok(_) => return Ok(CallToolResult { content: vec![Content::text("no name")], ..Default::default() }),
+                    Err(e) => return Err(ErrorObject::internal(e.to_string())),
+                };
+                let color = match cx
+                    .elicit_with_schema("Favourite colour?", obj(json!({"type":"object","properties":{"color":{"type":"string"}},"required":["color"]})))
+                    .await
+                {
+                    Ok(Elicitation::Accept(c)) => c["color"].as_str().unwrap_or_default().to_owned(),
+                    Ok(_) => "nothing".to_owned(),
+                    Err(e) => return Err(ErrorObject::internal(e.to_string())),
+                };
+                Ok(CallToolResult {
+                    content: vec![Content::text(format!("{greeting} {name}, you like {color}"))],
+                    ..Default::default()
+                })
+            },
+        )
+        .with_fn(
+            ToolDefinition::new("summarize", obj(json!({"type":"object"}))),
+            |_, cx: Context| async move {
+                let params = mcp_framework::protocol::CreateMessageRequestParams::new(
+                    vec![mcp_framework::protocol::SamplingMessage::user("Summarize")],
+                    50,
+                );
+                let r = cx.sample(params).await.map_err(|e| ErrorObject::internal(e.to_string()))?;
+                let text = r.content.as_text().unwrap_or_default().to_owned();
+                Ok(CallToolResult { content: vec![Content::text(format!("LLM said: {text}"))], ..Default::default() })
+            },
+        )
+}
+
+fn prompts() -> PromptSet {
+    PromptSet::new().with_fn(
+        PromptDefinition::new(
+            "code_review",
+            obj(json!({"type":"object","properties":{
+                "code":{"type":"string","description":"The code"},
+                "language":{"type":"string"},
+                "strict":{"type":"boolean"}},"required":["code"]})),
+        )
+        .description("Reviews code")
+        .complete("language", completer(languages)),
+        |args, _cx| async move {
+            let text = format!(
+                "Review ({}, strict={}): {}",
+                args["language"], args["strict"], args["code"]
+            );
+            Ok(mcp_framework::GetPromptResult {
+                messages: vec![mcp_framework::PromptMessage {
+                    role: Role::User,
+                    content: Content::text(text),
+                }],
+                ..Default::default()
+            })
+        },
+    )
+}
+
+fn resources() -> ResourceSet {
+    ResourceSet::new()
+        .with_fn(
+            ResourceDefinition::fixed("test://static", "static").mime_type("text/plain").ttl_ms(5000),
+            |req, _| async move {
+                Ok(vec![mcp_framework::ResourceContents::Text(mcp_framework::protocol::TextResourceContents {
+                    uri: req.uri().to_owned(),
+                    mime_type: Some("text/plain".into()),
+                    text: "static text".into(),
+                    meta: None,
+                })])
+            },
+        )
+        .with_fn(
+            ResourceDefinition::template(
+                "test://items/{id}",
+                "items",
+                obj(json!({"type":"object","properties":{"id":{"type":"integer"}},"required":["id"]})),
+            )
+            .mime_type("application/json"),
+            |req, _| async move {
+                let id = req.variables()["id"].as_u64().ok_or_else(|| ErrorObject::invalid_params("id"))?;
+                if id > 100 {
+                    return Err(ErrorObject::resource_not_found(req.uri()));
+                }
+                Ok(vec![mcp_framework::ResourceContents::Text(mcp_framework::protocol::TextResourceContents {
+                    uri: req.uri().to_owned(),
+                    mime_type: Some("application/json".into()),
+                    text: json!({"id": id}).to_string(),
+                    meta: None,
+                })])
+            },
+        )
+}
+
+fn server_with(
+    f: impl FnOnce(mcp_framework::ServerBuilder) -> mcp_framework::ServerBuilder,
+) -> Server {
+    f(Server::builder()
+        .name("runtime-test")
+        .version("1.2.3")
+        .instructions("Use it well.")
+        .tools(tools())
+        .prompts(prompts())
+        .resources(resources()))
+    .build()
+    .expect("the server builds")
+}
+
+fn server() -> Server {
+    server_with(|b| b)
+}
+
+fn rpc_code(r: Result<Value, ClientError>) -> (i32, Option<Value>) {
+    match r {
+        Err(ClientError::Rpc(e)) => (e.code, e.data),
+        other => panic!("expected a JSON-RPC error, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn discover_lists_versions_capabilities_and_caching() {
+    let client = Client::connect(&server()).await.unwrap();
+    let r = client.request("server/discover", json!({})).await.unwrap();
+    assert_modern("DiscoverResult", &r);
+    assert_eq!(r["resultType"], "complete");
+    assert!(
+        r["supportedVersions"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("2026-07-28"))
+    );
+    assert_eq!(r["capabilities"]["tools"]["listChanged"], true);
+    assert_eq!(r["capabilities"]["resources"]["subscribe"], true);
+    assert_eq!(r["instructions"], "Use it well.");
+    assert_eq!(
+        r["_meta"]["io.modelcontextprotocol/serverInfo"],
+        json!({"name":"runtime-test","version":"1.2.3"})
+    );
+    assert!(r["ttlMs"].as_u64().is_some());
+    assert_eq!(r["cacheScope"], "public");
+}
+
+#[tokio::test]
+async fn lists_are_sorted_cacheable_and_paginated() {
+    let client = Client::connect(&server_with(|b| b.page_size(3)))
+        .await
+        .unwrap();
+    let first = client.request("tools/list", json!({})).await.unwrap();
+    assert_modern("ListToolsResult", &first);
+    let names: Vec<&str> = first["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["add", "ask_two", "boom"]);
+    assert_eq!(first["ttlMs"], 60000);
+    assert_eq!(first["cacheScope"], "public");
+    let cursor = first["nextCursor"].as_str().unwrap().to_owned();
+    let second = client
+        .request("tools/list", json!({"cursor": cursor}))
+        .await
+        .unwrap();
+    assert_eq!(second["tools"][0]["name"], "chatty");
+    // Same bytes every time.
+    assert_eq!(
+        client.request("tools/list", json!({})).await.unwrap(),
+        first
+    );
+    let (code, _) = rpc_code(
+        client
+            .request("tools/list", json!({"cursor": "bogus"}))
+            .await,
+    );
+    assert_eq!(code, -32602);
+    let all = client.list_tools().await.unwrap();
+    assert_eq!(all.len(), 7);
+    let prompts = client.request("prompts/list", json!({})).await.unwrap();
+    assert_modern("ListPromptsResult", &prompts);
+    assert_eq!(
+        prompts["prompts"][0]["arguments"][0],
+        json!({"name":"code","description":"The code","required":true})
+    );
+    let resources = client.request("resources/list", json!({})).await.unwrap();
+    assert_modern("ListResourcesResult", &resources);
+    let templates = client
+        .request("resources/templates/list", json!({}))
+        .await
+        .unwrap();
+    assert_modern("ListResourceTemplatesResult", &templates);
+    assert_eq!(
+        templates["resourceTemplates"][0]["uriTemplate"],
+        "test://items/{id}"
+    );
+}
+
+#[tokio::test]
+async fn tool_calls_results_and_errors() {
+    let client = Client::connect(&server()).await.unwrap();
+    let r = client
+        .request(
+            "tools/call",
+            json!({"name":"add","arguments":{"a":1,"b":2}}),
+        )
+        .await
+        .unwrap();
+    assert_modern("CallToolResult", &r);
+    assert_eq!(r["structuredContent"], json!({"sum": 3.0}));
+    assert_eq!(r["resultType"], "complete");
+    assert!(r.get("ttlMs").is_none());
+    // Schema violations are tool errors the model can read.
+    let bad = client
+        .request(
+            "tools/call",
+            json!({"name":"add","arguments":{"a":"one","b":2}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(bad["isError"], true);
+    let text = bad["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("add") && text.contains("/a"), "{text}");
+    let extra = client
+        .request(
+            "tools/call",
+            json!({"name":"add","arguments":{"a":1,"b":2,"c":3}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(extra["isError"], true);
+    // Unknown tools are protocol errors.
+    let (code, _) = rpc_code(
+        client
+            .request("tools/call", json!({"name":"nope","arguments":{}}))
+            .await,
+    );
+    assert_eq!(code, -32602);
+    // Non-object structured output is allowed on 2026-07-28.
+    let n = client
+        .request("tools/call", json!({"name":"numbers"}))
+        .await
+        .unwrap();
+    assert_eq!(n["structuredContent"], json!([1, 2, 3]));
+    assert_modern("CallToolResult", &n);
+}
+
+#[tokio::test]
+async fn protocol_errors_for_bad_requests() {
+    let client = Client::connect(&server()).await.unwrap();
+    // No _meta at all.
+    let (code, _) = rpc_code(client.send_raw("tools/list", json!({})).await);
+    assert_eq!(code, -32602);
+    // Unsupported version.
+    let (code, data) = rpc_code(
+        client
+            .send_raw("server/discover", json!({"_meta":{"io.modelcontextprotocol/protocolVersion":"1900-01-01","io.modelcontextprotocol/clientCapabilities":{}}}))
+            .await,
+    );
+    assert_eq!(code, -32022);
+    let data = data.unwrap();
+    assert_eq!(data["requested"], "1900-01-01");
+    assert!(
+        data["supported"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("2026-07-28"))
+    );
+    // Missing capabilities.
+    let (code, _) = rpc_code(
+        client
+            .send_raw(
+                "tools/list",
+                json!({"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}),
+            )
+            .await,
+    );
+    assert_eq!(code, -32602);
+    // Unknown method, unknown log level.
+    let (code, _) = rpc_code(client.request("tools/destroy", json!({})).await);
+    assert_eq!(code, -32601);
+    let (code, _) = rpc_code(
+        client
+            .send_raw("tools/list", json!({"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"loud"}}))
+            .await,
+    );
+    assert_eq!(code, -32602);
+    // Legacy-only methods do not exist on 2026-07-28.
+    let (code, _) = rpc_code(client.request("ping", json!({})).await);
+    assert_eq!(code, -32601);
+}
+
+#[tokio::test]
+async fn a_panicking_handler_is_an_internal_error_and_the_server_keeps_serving() {
+    let client = Client::connect(&server()).await.unwrap();
+    let (code, _) = rpc_code(client.request("tools/call", json!({"name":"boom"})).await);
+    assert_eq!(code, -32603);
+    let r = client
+        .request(
+            "tools/call",
+            json!({"name":"add","arguments":{"a":2,"b":2}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(r["structuredContent"]["sum"], 4.0);
+}
+
+#[tokio::test]
+async fn progress_echoes_the_token_with_its_type() {
+    let client = Client::connect(&server()).await.unwrap();
+    for token in [json!("tok-1"), json!(42)] {
+        let mut notes = client.notifications();
+        let r = client
+            .request_with(
+                "tools/call",
+                json!({"name":"count","arguments":{"n":3,"delay_ms":1}}),
+                &RequestOptions::default().progress(token.clone()),
+            )
+            .await
+            .unwrap();
+        assert_eq!(r["content"][0]["text"], "counted 3");
+        let mut seen = Vec::new();
+        while let Ok(n) = notes.try_recv() {
+            assert_eq!(n["method"], "notifications/progress");
+            assert_eq!(n["params"]["progressToken"], token);
+            seen.push(n["params"]["progress"].as_f64().unwrap());
+        }
+        assert_eq!(seen, [1.0, 2.0, 3.0]);
+    }
+    // Without a token, no progress at all.
+    let mut notes = client.notifications();
+    client
+        .request(
+            "tools/call",
+            json!({"name":"count","arguments":{"n":2,"delay_ms":1}}),
+        )
+        .await
+        .unwrap();
+    assert!(notes.try_recv().is_err());
+}
+
+#[tokio::test]
+async fn cancelled_requests_get_no_response_and_stop() {
+    let client = Client::connect(&server()).await.unwrap();
+    let mut notes = client.notifications();
+    let (id, outcome) = client
+        .start_request(
+            "tools/call",
+            json!({"name":"count","arguments":{"n":100,"delay_ms":20}}),
+            &RequestOptions::default().progress("p"),
+        )
+        .await
+        .unwrap();
+    // Wait for the first progress, then cancel.
+    let first = tokio::time::timeout(Duration::from_secs(5), notes.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(first["params"]["progress"], 1.0);
+    client.cancel(&id).await.unwrap();
+    let late = tokio::time::timeout(Duration::from_millis(300), outcome).await;
+    assert!(
+        late.is_err(),
+        "a cancelled request must not be answered: {late:?}"
+    );
+    let mut after = 0;
+    while notes.try_recv().is_ok() {
+        after += 1;
+    }
+    assert!(
+        after <= 1,
+        "{after} progress notifications after cancellation"
+    );
+    // Still serving.
+    let r = client
+        .request(
+            "tools/call",
+            json!({"name":"add","arguments":{"a":1,"b":1}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(r["structuredContent"]["sum"], 2.0);
+}
+
+#[tokio::test]
+async fn log_messages_follow_the_request_level() {
+    let client = Client::connect(&server()).await.unwrap();
+    let mut notes = client.notifications();
+    client
+        .request("tools/call", json!({"name":"chatty"}))
+        .await
+        .unwrap();
+    assert!(notes.try_recv().is_err(), "no logLevel, no log messages");
+    client
+        .request_with(
+            "tools/call",
+            json!({"name":"chatty"}),
+            &RequestOptions::default().log_level(mcp_framework::LoggingLevel::Info),
+        )
+        .await
+        .unwrap();
+    let mut levels = Vec::new();
+    while let Ok(n) = notes.try_recv() {
+        assert_eq!(n["method"], "notifications/message");
+        levels.push(n["params"]["level"].as_str().unwrap().to_owned());
+    }
+    assert_eq!(levels, ["info", "error"]);
+}
+
+fn elicit_params(v: Value) -> Value {
+    json!({"name":"ask_two","arguments": v})
+}
+
+fn meta_with(caps: Value) -> Value {
+    json!({"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities": caps})
+}
+
+#[tokio::test]
+async fn mrtr_asks_two_questions_in_sequence_without_server_memory() {
+    let client = Client::connect(&server()).await.unwrap();
+    let caps = json!({"elicitation":{"form":{}}});
+    let mut params = elicit_params(json!({"greeting":"Hi"}));
+    params["_meta"] = meta_with(caps.clone());
+    let first = client.send_raw("tools/call", params.clone()).await.unwrap();
+    assert_modern("InputRequiredResult", &first);
+    assert_eq!(first["resultType"], "input_required");
+    assert!(first.get("ttlMs").is_none() && first.get("cacheScope").is_none());
+    let requests = first["inputRequests"].as_object().unwrap();
+    assert_eq!(requests.len(), 1);
+    let (key1, req1) = requests.iter().next().unwrap();
+    assert_eq!(req1["method"], "elicitation/create");
+    assert_eq!(req1["params"]["message"], "Your name?");
+    let state1 = first["requestState"].as_str().unwrap().to_owned();
+
+    // A retry without answers asks again.
+    let mut again = params.clone();
+    again["requestState"] = json!(state1);
+    let r = client.send_raw("tools/call", again).await.unwrap();
+    assert_eq!(r["resultType"], "input_required");
+
+    let mut retry = params.clone();
+    retry["requestState"] = json!(state1);
+    retry["inputResponses"] = json!({ key1.clone(): {"action":"accept","content":{"name":"Ada"}} });
+    let second = client.send_raw("tools/call", retry).await.unwrap();
+    assert_eq!(second["resultType"], "input_required");
+    let (key2, req2) = second["inputRequests"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .next()
+        .unwrap();
+    assert_ne!(key2, key1);
+    assert_eq!(req2["params"]["message"], "Favourite colour?");
+
+    let mut last = params.clone();
+    last["requestState"] = second["requestState"].clone();
+    last["inputResponses"] =
+        json!({ key2.clone(): {"action":"accept","content":{"color":"green"}} });
+    let done = client.send_raw("tools/call", last).await.unwrap();
+    assert_modern("CallToolResult", &done);
+    assert_eq!(done["content"][0]["text"], "Hi Ada, you like green");
+
+    // Tampered state is rejected, never a result.
+    let mut chars: Vec<char> = state1.chars().collect();
+    let mid = chars.len() / 2;
+    chars[mid] = if chars[mid] == 'x' { 'y' } else { 'x' };
+    let mut tampered = params.clone();
+    tampered["requestState"] = json!(chars.into_iter().collect::<String>());
+    tampered["inputResponses"] =
+        json!({ key1.clone(): {"action":"accept","content":{"name":"Eve"}} });
+    let (code, _) = rpc_code(client.send_raw("tools/call", tampered).await);
+    assert_eq!(code, -32602);
+
+    // State replayed on other arguments is rejected.
+    let mut other = elicit_params(json!({"greeting":"Yo"}));
+    other["_meta"] = meta_with(caps);
+    other["requestState"] = json!(state1);
+    other["inputResponses"] = json!({ key1.clone(): {"action":"accept","content":{"name":"Eve"}} });
+    let e = client.send_raw("tools/call", other).await.unwrap_err();
+    assert!(
+        e.rpc().unwrap().message.contains("different request"),
+        "{e}"
+    );
+}
+
+#[tokio::test]
+async fn expired_state_is_rejected() {
+    let client = Client::connect(&server_with(|b| b.state_ttl(Duration::from_millis(1))))
+        .await
+        .unwrap();
+    let mut params = elicit_params(json!({}));
+    params["_meta"] = meta_with(json!({"elicitation":{}}));
+    let first = client.send_raw("tools/call", params.clone()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    params["requestState"] = first["requestState"].clone();
+    params["inputResponses"] =
+        json!({"elicitation-1": {"action":"accept","content":{"name":"Ada"}}});
+    let e = client.send_raw("tools/call", params).await.unwrap_err();
+    assert!(e.rpc().unwrap().message.contains("expired"), "{e}");
+}
+
+#[tokio::test]
+async fn missing_client_capability_is_32021() {
+    let client = Client::connect(&server()).await.unwrap();
+    let (code, data) = rpc_code(client.request("tools/call", elicit_params(json!({}))).await);
+    assert_eq!(code, -32021);
+    assert!(
+        data.unwrap()["requiredCapabilities"]
+            .get("elicitation")
+            .is_some()
+    );
+}
+
+#[tokio::test]
+async fn the_client_resolves_mrtr_with_callbacks() {
+    let client = Client::builder()
+        .on_elicit(|p| async move {
+            let answer = if p.message().contains("name") {
+                json!({"name":"Grace"})
+            } else {
+                json!({"color":"blue"})
+            };
+            ElicitResult::accept(Some(answer.as_object().cloned().unwrap()))
+        })
+        .on_sample(|_| async move { sampled("a summary") })
+        .connect(&server())
+        .await
+        .unwrap();
+    let r = client.call_tool("ask_two", json!({})).await.unwrap();
+    assert_eq!(r.content[0].as_text(), Some("Hello Grace, you like blue"));
+    let r = client.call_tool("summarize", json!({})).await.unwrap();
+    assert_eq!(r.content[0].as_text(), Some("LLM said: a summary"));
+}
+
+fn sampled(text: &str) -> CreateMessageResult {
+    CreateMessageResult {
+        role: Role::Assistant,
+        content: SamplingMessageContent::One(SamplingMessageContentBlock::text(text)),
+        model: "test-model".into(),
+        stop_reason: Some("endTurn".into()),
+        meta: None,
+    }
+}
+
+#[tokio::test]
+async fn legacy_sessions_get_legacy_shapes_and_real_server_requests() {
+    let client = Client::builder()
+        .legacy(ProtocolVersion::V2025_11_25)
+        .on_elicit(|p| async move {
+            let answer = if p.message().contains("name") {
+                json!({"name":"Linus"})
+            } else {
+                json!({"color":"red"})
+            };
+            ElicitResult::accept(Some(answer.as_object().cloned().unwrap()))
+        })
+        .on_sample(|_| async move { sampled("legacy summary") })
+        .connect(&server())
+        .await
+        .unwrap();
+    assert_eq!(client.request("ping", json!({})).await.unwrap(), json!({}));
+    assert_eq!(
+        client
+            .request("logging/setLevel", json!({"level":"debug"}))
+            .await
+            .unwrap(),
+        json!({})
+    );
+    let list = client.request("tools/list", json!({})).await.unwrap();
+    assert_legacy("ListToolsResult", &list);
+    assert!(
+        list.get("resultType").is_none()
+            && list.get("ttlMs").is_none()
+            && list.get("_meta").is_none()
+    );
+    let numbers = list["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "numbers")
+        .unwrap();
+    assert_eq!(
+        numbers["outputSchema"]["type"], "object",
+        "legacy outputSchema roots are objects"
+    );
+    let r = client
+        .request("tools/call", json!({"name":"numbers"}))
+        .await
+        .unwrap();
+    assert_legacy("CallToolResult", &r);
+    assert_eq!(r["structuredContent"], json!({"result": [1, 2, 3]}));
+    let r = client.call_tool("ask_two", json!({})).await.unwrap();
+    assert_eq!(r.content[0].as_text(), Some("Hello Linus, you like red"));
+    let r = client.call_tool("summarize", json!({})).await.unwrap();
+    assert_eq!(r.content[0].as_text(), Some("LLM said: legacy summary"));
+    let (code, _) = rpc_code(
+        client
+            .request("resources/read", json!({"uri":"test://missing"}))
+            .await,
+    );
+    assert_eq!(code, -32002);
+    let (code, _) = rpc_code(client.request("server/discover", json!({})).await);
+    assert_eq!(code, -32601);
+}
+
+#[tokio::test]
+async fn prompts_coerce_arguments_and_complete() {
+    let client = Client::connect(&server()).await.unwrap();
+    let r = client
+        .request("prompts/get", json!({"name":"code_review","arguments":{"code":"x = 1","language":"python","strict":"true"}}))
+        .await
+        .unwrap();
+    assert_modern("GetPromptResult", &r);
+    assert_eq!(
+        r["messages"][0]["content"]["text"],
+        "Review (\"python\", strict=true): \"x = 1\""
+    );
+    assert_eq!(r["description"], "Reviews code");
+    let (code, _) = rpc_code(
+        client
+            .request("prompts/get", json!({"name":"code_review","arguments":{}}))
+            .await,
+    );
+    assert_eq!(
+        code, -32602,
+        "a missing required argument is invalid params"
+    );
+    let c = client
+        .complete(
+            json!({"type":"ref/prompt","name":"code_review"}),
+            "language",
+            "py",
+            None,
+        )
+        .await
+        .unwrap();
+    assert_eq!(c.completion.values, ["python", "pytorch"]);
+    let raw = client
+        .request("completion/complete", json!({"ref":{"type":"ref/prompt","name":"code_review"},"argument":{"name":"language","value":"r"}}))
+        .await
+        .unwrap();
+    assert_modern("CompleteResult", &raw);
+    let (code, _) = rpc_code(
+        client
+            .request("completion/complete", json!({"ref":{"type":"ref/prompt","name":"nope"},"argument":{"name":"x","value":""}}))
+            .await,
+    );
+    assert_eq!(code, -32602);
+}
+
+#[tokio::test]
+async fn resources_static_templates_and_not_found() {
+    let client = Client::connect(&server()).await.unwrap();
+    let r = client
+        .request("resources/read", json!({"uri":"test://static"}))
+        .await
+        .unwrap();
+    assert_modern("ReadResourceResult", &r);
+    assert_eq!(r["contents"][0]["text"], "static text");
+    assert_eq!(r["ttlMs"], 5000);
+    assert_eq!(r["cacheScope"], "private");
+    let r = client
+        .request("resources/read", json!({"uri":"test://items/42"}))
+        .await
+        .unwrap();
+    assert_eq!(r["contents"][0]["text"], "{\"id\":42}");
+    let (code, data) = rpc_code(
+        client
+            .request("resources/read", json!({"uri":"test://items/420"}))
+            .await,
+    );
+    assert_eq!(code, -32602);
+    assert_eq!(data.unwrap()["uri"], "test://items/420");
+    let (code, _) = rpc_code(
+        client
+            .request("resources/read", json!({"uri":"test://nothing"}))
+            .await,
+    );
+    assert_eq!(code, -32602);
+}
+
+#[tokio::test]
+async fn listen_streams_get_tagged_change_notifications() {
+    let server = server();
+    let client = Client::connect(&server).await.unwrap();
+    let mut sub = client
+        .listen(json!({"toolsListChanged": true, "resourceSubscriptions": ["test://items"]}))
+        .await
+        .unwrap();
+    let ack = sub.next().await.unwrap();
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(
+        ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        sub.id().to_value()
+    );
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"toolsListChanged": true, "resourceSubscriptions": ["test://items"]})
+    );
+    let handle = server.handle();
+    handle
+        .add_tools(ToolSet::new().with_fn(
+            ToolDefinition::new("extra", obj(json!({"type":"object"}))),
+            |_, _| async {
+                Ok(CallToolResult {
+                    content: vec![Content::text("extra")],
+                    ..Default::default()
+                })
+            },
+        ))
+        .unwrap();
+    let n = sub.next().await.unwrap();
+    assert_eq!(n["method"], "notifications/tools/list_changed");
+    assert_eq!(
+        n["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        sub.id().to_value()
+    );
+    assert!(
+        client
+            .list_tools()
+            .await
+            .unwrap()
+            .iter()
+            .any(|t| t.name == "extra")
+    );
+    // Prompts were not asked for; a sub-resource of a subscribed URI counts.
+    assert!(handle.remove_prompt("code_review"));
+    handle.resource_updated("test://other");
+    handle.resource_updated("test://items/7");
+    let n = sub.next().await.unwrap();
+    assert_eq!(n["method"], "notifications/resources/updated");
+    assert_eq!(n["params"]["uri"], "test://items/7");
+    // Duplicates are refused, removal works.
+    assert!(
+        handle
+            .add_tools(ToolSet::new().with_fn(
+                ToolDefinition::new("extra", obj(json!({"type":"object"}))),
+                |_, _| async { Ok(CallToolResult::default()) }
+            ))
+            .is_err()
+    );
+    assert!(handle.remove_tool("extra"));
+    assert_eq!(
+        sub.next().await.unwrap()["method"],
+        "notifications/tools/list_changed"
+    );
+    // Graceful shutdown ends the subscription with its result.
+    server.shutdown();
+    let end = sub.next().await.unwrap();
+    assert_eq!(end["result"]["resultType"], "complete");
+    assert_eq!(
+        end["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        sub.id().to_value()
+    );
+}
+
+#[test]
+fn duplicate_definitions_fail_the_build() {
+    let dup = ToolSet::new()
+        .with_fn(
+            ToolDefinition::new("same", obj(json!({"type":"object"}))),
+            |_, _| async { Ok(CallToolResult::default()) },
+        )
+        .with_fn(
+            ToolDefinition::new("same", obj(json!({"type":"object"}))),
+            |_, _| async { Ok(CallToolResult::default()) },
+        );
+    let err = Server::builder()
+        .tools(dup)
+        .prompts(PromptSet::new())
+        .resources(ResourceSet::new())
+        .build()
+        .unwrap_err();
+    assert!(err.to_string().contains("duplicate tool `same`"), "{err}");
+    let bad_schema = ToolSet::new().with_fn(
+        ToolDefinition::new("bad", obj(json!({"type":"array"}))),
+        |_, _| async { Ok(CallToolResult::default()) },
+    );
+    let err = Server::builder()
+        .tools(bad_schema)
+        .prompts(PromptSet::new())
+        .resources(ResourceSet::new())
+        .build()
+        .unwrap_err();
+    assert!(err.to_string().contains("type: \"object\""), "{err}");
+    let _ = Completion {
+        values: vec![],
+        total: None,
+        has_more: None,
+    };
+}
