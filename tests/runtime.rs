@@ -5,203 +5,14 @@
 use std::time::Duration;
 
 use mcp_framework::client::{Client, ClientError, RequestOptions};
-use mcp_framework::protocol::{
-    CreateMessageResult, ElicitResult, ErrorObject, JsonObject, Role, SamplingMessageContent,
-    SamplingMessageContentBlock,
-};
+use mcp_framework::protocol::ElicitResult;
 use mcp_framework::{
-    CallToolResult, Completion, CompletionRequest, Content, Context, Elicitation, PromptDefinition,
-    PromptSet, ProtocolVersion, ResourceDefinition, ResourceSet, Server, ToolDefinition, ToolSet,
-    completer,
+    CallToolResult, Completion, Content, PromptSet, ProtocolVersion, ResourceSet, Server,
+    ToolDefinition, ToolSet,
 };
 use serde_json::{Value, json};
+use tests::fixture::{obj, sampled, server, server_with};
 use tests::{assert_legacy, assert_modern};
-
-fn obj(v: Value) -> JsonObject {
-    v.as_object().cloned().expect("an object")
-}
-
-fn languages(req: CompletionRequest) -> Vec<String> {
-    req.matching(["python", "pytorch", "rust", "ruby"])
-}
-
-fn tools() -> ToolSet {
-    ToolSet::new()
-        .with_fn(
-            ToolDefinition::new(
-                "add",
-                obj(json!({"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"],"additionalProperties":false})),
-            )
-            .description("Adds two numbers.")
-            .output_schema(Some(obj(json!({"type":"object","properties":{"sum":{"type":"number"}},"required":["sum"]})))),
-            |args, _cx| async move {
-                let sum = args["a"].as_f64().unwrap_or_default() + args["b"].as_f64().unwrap_or_default();
-                let v = json!({"sum": sum});
-                Ok(CallToolResult {
-                    content: vec![Content::text(v.to_string())],
-                    structured_content: Some(v),
-                    ..CallToolResult::default()
-                })
-            },
-        )
-        .with_fn(
-            ToolDefinition::new("numbers", obj(json!({"type":"object","additionalProperties":false})))
-                .output_schema(Some(obj(json!({"type":"array","items":{"type":"integer"}})))),
-            |_, _| async move {
-                Ok(CallToolResult {
-                    content: vec![Content::text("[1,2,3]")],
-                    structured_content: Some(json!([1, 2, 3])),
-                    ..CallToolResult::default()
-                })
-            },
-        )
-        .with_fn(
-            ToolDefinition::new("boom", obj(json!({"type":"object"}))),
-            |_, _| async move { panic!("kaboom") },
-        )
-        .with_fn(
-            ToolDefinition::new(
-                "count",
-                obj(json!({"type":"object","properties":{"n":{"type":"integer"},"delay_ms":{"type":"integer"}},"required":["n","delay_ms"]})),
-            ),
-            |args, cx: Context| async move {
-                let n = args["n"].as_u64().unwrap_or(0);
-                let delay = args["delay_ms"].as_u64().unwrap_or(0);
-                for i in 1..=n {
-                    tokio::time::sleep(Duration::from_millis(delay)).await;
-                    cx.progress(i as f64, Some(n as f64), None).await;
-                }
-                Ok(CallToolResult { content: vec![Content::text(format!("counted {n}"))], ..Default::default() })
-            },
-        )
-        .with_fn(
-            ToolDefinition::new("chatty", obj(json!({"type":"object"}))),
-            |_, cx: Context| async move {
-                cx.debug("debug line").await;
-                cx.info("info line").await;
-                cx.error("error line").await;
-                Ok(CallToolResult { content: vec![Content::text("done")], ..Default::default() })
-            },
-        )
-        .with_fn(
-            ToolDefinition::new("ask_two", obj(json!({"type":"object","properties":{"greeting":{"type":"string"}}}))),
-            |args, cx: Context| async move {
-                let greeting = args["greeting"].as_str().unwrap_or("Hello").to_owned();
-                let name = match cx
-                    .elicit_with_schema("Your name?", obj(json!({"type":"object","properties":{"name":{"type":"string"}},"required":["name"]})))
-                    .await
-                {
-                    Ok(Elicitation::Accept(c)) => c["name"].as_str().unwrap_or_default().to_owned(),
-                    Ok(_) => return Ok(CallToolResult { content: vec![Content::text("no name")], ..Default::default() }),
-                    Err(e) => return Err(ErrorObject::internal(e.to_string())),
-                };
-                let color = match cx
-                    .elicit_with_schema("Favourite colour?", obj(json!({"type":"object","properties":{"color":{"type":"string"}},"required":["color"]})))
-                    .await
-                {
-                    Ok(Elicitation::Accept(c)) => c["color"].as_str().unwrap_or_default().to_owned(),
-                    Ok(_) => "nothing".to_owned(),
-                    Err(e) => return Err(ErrorObject::internal(e.to_string())),
-                };
-                Ok(CallToolResult {
-                    content: vec![Content::text(format!("{greeting} {name}, you like {color}"))],
-                    ..Default::default()
-                })
-            },
-        )
-        .with_fn(
-            ToolDefinition::new("summarize", obj(json!({"type":"object"}))),
-            |_, cx: Context| async move {
-                let params = mcp_framework::protocol::CreateMessageRequestParams::new(
-                    vec![mcp_framework::protocol::SamplingMessage::user("Summarize")],
-                    50,
-                );
-                let r = cx.sample(params).await.map_err(|e| ErrorObject::internal(e.to_string()))?;
-                let text = r.content.as_text().unwrap_or_default().to_owned();
-                Ok(CallToolResult { content: vec![Content::text(format!("LLM said: {text}"))], ..Default::default() })
-            },
-        )
-}
-
-fn prompts() -> PromptSet {
-    PromptSet::new().with_fn(
-        PromptDefinition::new(
-            "code_review",
-            obj(json!({"type":"object","properties":{
-                "code":{"type":"string","description":"The code"},
-                "language":{"type":"string"},
-                "strict":{"type":"boolean"}},"required":["code"]})),
-        )
-        .description("Reviews code")
-        .complete("language", completer(languages)),
-        |args, _cx| async move {
-            let text = format!(
-                "Review ({}, strict={}): {}",
-                args["language"], args["strict"], args["code"]
-            );
-            Ok(mcp_framework::GetPromptResult {
-                messages: vec![mcp_framework::PromptMessage {
-                    role: Role::User,
-                    content: Content::text(text),
-                }],
-                ..Default::default()
-            })
-        },
-    )
-}
-
-fn resources() -> ResourceSet {
-    ResourceSet::new()
-        .with_fn(
-            ResourceDefinition::fixed("test://static", "static").mime_type("text/plain").ttl_ms(5000),
-            |req, _| async move {
-                Ok(vec![mcp_framework::ResourceContents::Text(mcp_framework::protocol::TextResourceContents {
-                    uri: req.uri().to_owned(),
-                    mime_type: Some("text/plain".into()),
-                    text: "static text".into(),
-                    meta: None,
-                })])
-            },
-        )
-        .with_fn(
-            ResourceDefinition::template(
-                "test://items/{id}",
-                "items",
-                obj(json!({"type":"object","properties":{"id":{"type":"integer"}},"required":["id"]})),
-            )
-            .mime_type("application/json"),
-            |req, _| async move {
-                let id = req.variables()["id"].as_u64().ok_or_else(|| ErrorObject::invalid_params("id"))?;
-                if id > 100 {
-                    return Err(ErrorObject::resource_not_found(req.uri()));
-                }
-                Ok(vec![mcp_framework::ResourceContents::Text(mcp_framework::protocol::TextResourceContents {
-                    uri: req.uri().to_owned(),
-                    mime_type: Some("application/json".into()),
-                    text: json!({"id": id}).to_string(),
-                    meta: None,
-                })])
-            },
-        )
-}
-
-fn server_with(
-    f: impl FnOnce(mcp_framework::ServerBuilder) -> mcp_framework::ServerBuilder,
-) -> Server {
-    f(Server::builder()
-        .name("runtime-test")
-        .version("1.2.3")
-        .instructions("Use it well.")
-        .tools(tools())
-        .prompts(prompts())
-        .resources(resources()))
-    .build()
-    .expect("the server builds")
-}
-
-fn server() -> Server {
-    server_with(|b| b)
-}
 
 fn rpc_code(r: Result<Value, ClientError>) -> (i32, Option<Value>) {
     match r {
@@ -267,7 +78,7 @@ async fn lists_are_sorted_cacheable_and_paginated() {
     );
     assert_eq!(code, -32602);
     let all = client.list_tools().await.unwrap();
-    assert_eq!(all.len(), 7);
+    assert_eq!(all.len(), 8);
     let prompts = client.request("prompts/list", json!({})).await.unwrap();
     assert_modern("ListPromptsResult", &prompts);
     assert_eq!(
@@ -621,16 +432,6 @@ async fn the_client_resolves_mrtr_with_callbacks() {
     assert_eq!(r.content[0].as_text(), Some("Hello Grace, you like blue"));
     let r = client.call_tool("summarize", json!({})).await.unwrap();
     assert_eq!(r.content[0].as_text(), Some("LLM said: a summary"));
-}
-
-fn sampled(text: &str) -> CreateMessageResult {
-    CreateMessageResult {
-        role: Role::Assistant,
-        content: SamplingMessageContent::One(SamplingMessageContentBlock::text(text)),
-        model: "test-model".into(),
-        stop_reason: Some("endTurn".into()),
-        meta: None,
-    }
 }
 
 #[tokio::test]

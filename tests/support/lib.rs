@@ -1,5 +1,7 @@
 //! Shared helpers for the end-to-end tests: the normative schema, example binaries.
 
+pub mod fixture;
+
 use std::path::PathBuf;
 use std::sync::OnceLock;
 

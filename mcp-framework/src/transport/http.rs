@@ -416,10 +416,16 @@ fn check_security(ep: &Endpoint, headers: &HeaderMap) -> Option<Response> {
 
 /// Whether the client accepts SSE; `None` when it accepts neither JSON nor SSE.
 fn accepts(headers: &HeaderMap) -> Option<bool> {
-    let Some(accept) = headers.get(header::ACCEPT) else {
+    if !headers.contains_key(header::ACCEPT) {
         return Some(true);
-    };
-    let accept = accept.to_str().unwrap_or_default().to_ascii_lowercase();
+    }
+    let accept = headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .collect::<Vec<_>>()
+        .join(",")
+        .to_ascii_lowercase();
     let has = |t: &str| {
         accept
             .split(',')
@@ -439,9 +445,23 @@ struct NameView {
     uri: Option<String>,
 }
 
+/// The single value of a header (several values are ambiguous: rejected).
+pub(crate) fn single_header<'a>(
+    headers: &'a HeaderMap,
+    name: &str,
+) -> Result<Option<&'a HeaderValue>, ErrorObject> {
+    let mut values = headers.get_all(name).iter();
+    let first = values.next();
+    if values.next().is_some() {
+        return Err(ErrorObject::header_mismatch(format!(
+            "{name} has several values"
+        )));
+    }
+    Ok(first)
+}
+
 fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Result<Option<&'a str>, ErrorObject> {
-    headers
-        .get(name)
+    single_header(headers, name)?
         .map(|v| {
             v.to_str().map_err(|_| {
                 ErrorObject::header_mismatch(format!("{name} contains invalid characters"))
@@ -495,7 +515,7 @@ fn check_standard_headers(
     let Some(body_name) = body_name else {
         return Ok(()); // the dispatcher reports the missing field
     };
-    let Some(raw) = headers.get("mcp-name") else {
+    let Some(raw) = single_header(headers, "mcp-name")? else {
         return Err(ErrorObject::header_mismatch("missing Mcp-Name header"));
     };
     let decoded = crate::headers::decode_value(raw.as_bytes())
@@ -744,11 +764,21 @@ async fn serve_request(
             biased;
             Some(first) = rx.recv() => {
                 if sse_ok {
-                    return sse_request_stream(id, first, fut, rx, guard);
+                    return sse_request_stream(id, vec![first], Some(fut), None, rx, guard);
                 }
                 // The client takes JSON only: notifications cannot reach it.
             }
-            reply = &mut fut => return finish(&ep, &id, reply, guard),
+            reply = &mut fut => {
+                let mut queued = Vec::new();
+                while let Ok(n) = rx.try_recv() {
+                    queued.push(n);
+                }
+                if queued.is_empty() || !sse_ok || matches!(reply, Reply::Listen(_)) {
+                    return finish(&ep, &id, reply, guard);
+                }
+                let last = reply_message(&id, reply);
+                return sse_request_stream(id, queued, None, last, rx, guard);
+            }
         }
     }
 }
@@ -770,37 +800,53 @@ fn finish(ep: &Endpoint, id: &RequestId, reply: Reply, guard: DropGuard) -> Resp
     }
 }
 
-/// The SSE answer of a request that sent notifications before its reply.
+/// The SSE answer of a request that sent notifications before its reply: the queued
+/// notifications, then whatever else the handler sends, then the reply.
 fn sse_request_stream(
     id: RequestId,
-    first: Bytes,
-    fut: ReplyFuture,
+    queued: Vec<Bytes>,
+    fut: Option<ReplyFuture>,
+    reply: Option<Vec<u8>>,
     rx: mpsc::Receiver<Bytes>,
     guard: DropGuard,
 ) -> Response {
     struct Running {
         id: RequestId,
         fut: Option<ReplyFuture>,
+        reply: Option<Vec<u8>>,
         rx: mpsc::Receiver<Bytes>,
         _guard: DropGuard,
     }
     let state = Running {
         id,
-        fut: Some(fut),
+        fut,
+        reply,
         rx,
         _guard: guard,
     };
-    let head = stream::once(async move { Ok::<_, Infallible>(sse_event(&first)) });
+    let head = stream::iter(
+        queued
+            .into_iter()
+            .map(|n| Ok::<_, Infallible>(sse_event(&n))),
+    );
     let rest = stream::unfold(state, |mut s| async move {
-        let fut = s.fut.as_mut()?;
-        tokio::select! {
-            biased;
-            Some(n) = s.rx.recv() => Some((Ok(sse_event(&n)), s)),
-            reply = fut => {
-                s.fut = None;
-                // A listen cannot reach this point (it never sends notifications first).
-                let message = reply_message(&s.id, reply)?;
-                Some((Ok(sse_event(&message)), s))
+        loop {
+            if let Some(fut) = s.fut.as_mut() {
+                tokio::select! {
+                    biased;
+                    Some(n) = s.rx.recv() => return Some((Ok(sse_event(&n)), s)),
+                    reply = fut => {
+                        s.fut = None;
+                        s.reply = reply_message(&s.id, reply);
+                    }
+                }
+            } else {
+                // Notifications sent in the same poll as the reply come first.
+                if let Ok(n) = s.rx.try_recv() {
+                    return Some((Ok(sse_event(&n)), s));
+                }
+                let last = s.reply.take()?;
+                return Some((Ok(sse_event(&last)), s));
             }
         }
     });

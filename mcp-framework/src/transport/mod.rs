@@ -20,7 +20,7 @@ pub(crate) fn check_param_headers(
 ) -> Result<(), ErrorObject> {
     for p in params {
         let header_name = format!("mcp-param-{}", p.header);
-        let header = http.headers.get(header_name.as_str());
+        let header = self::http::single_header(&http.headers, &header_name)?;
         let Some(value) = crate::headers::argument_at(arguments, &p.path) else {
             // A null or missing argument has no header; a stray header is tolerated.
             continue;
