@@ -7,7 +7,6 @@ use std::time::Duration;
 
 use arc_swap::ArcSwap;
 use bytes::Bytes;
-use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::cache::{CacheConfig, CachePolicy, Cacheable};
@@ -164,6 +163,36 @@ impl Server {
         W: tokio::io::AsyncWrite + Unpin + Send + 'static,
     {
         crate::transport::stdio::serve(self.inner.clone(), reader, writer).await
+    }
+
+    /// Serves one JSON-RPC message outside any transport (a custom transport, a serverless
+    /// function, a benchmark): the encoded response of a request, `None` for anything else.
+    /// There is no session and no stream, so request-scoped notifications are dropped and
+    /// `subscriptions/listen` is refused.
+    pub async fn handle_message(&self, message: &[u8]) -> Option<Bytes> {
+        use crate::dispatch::{Origin, Reply, dispatch};
+        use crate::protocol::jsonrpc::{Incoming, parse_message, write_error, write_result};
+        let mut out = Vec::new();
+        match parse_message(message) {
+            Err(rejected) => write_error(&mut out, rejected.id.as_ref(), &rejected.error),
+            Ok(Incoming::Request(request)) => {
+                let id = request.id.clone();
+                match dispatch(&self.inner, request, Origin::default()).await {
+                    Reply::Result(bytes) => write_result(&mut out, &id, &bytes),
+                    Reply::Error(e, _) => write_error(&mut out, Some(&id), &e),
+                    Reply::Listen(_) => write_error(
+                        &mut out,
+                        Some(&id),
+                        &crate::protocol::ErrorObject::invalid_request(
+                            "subscriptions/listen needs a streaming transport",
+                        ),
+                    ),
+                    Reply::Cancelled => return None,
+                }
+            }
+            Ok(_) => return None,
+        }
+        Some(Bytes::from(out))
     }
 
     /// Starts a graceful shutdown: open subscriptions end with their final result and
@@ -587,6 +616,3 @@ impl ServerHandle {
         self.inner.shutdown.cancelled().await;
     }
 }
-
-#[allow(dead_code)]
-fn _unused(_: Value) {}
