@@ -90,7 +90,7 @@ async fn sse_events(resp: reqwest::Response, limit: usize) -> Vec<Value> {
         while let Some(end) = buf.find("\n\n") {
             let event: String = buf.drain(..end + 2).collect();
             for line in event.lines() {
-                if let Some(data) = line.strip_prefix("data: ") {
+                if let Some(data) = line.strip_prefix("data: ").filter(|d| !d.is_empty()) {
                     events.push(serde_json::from_str(data).unwrap());
                 }
             }
@@ -648,10 +648,24 @@ async fn legacy_sessions_share_the_endpoint() {
         .send()
         .await
         .unwrap();
-    let (status, reply) = json_of(resp).await;
-    assert_eq!(status, 200);
+    assert_eq!(resp.status(), 200);
+    let events = sse_events(resp, 10).await;
+    let reply = events.last().unwrap();
     assert!(reply["result"].get("resultType").is_none());
     assert!(reply["result"]["tools"].as_array().unwrap().len() > 3);
+    // JSON-only clients get JSON.
+    let resp = r
+        .http
+        .post(&r.url)
+        .header("mcp-session-id", &session)
+        .header("accept", "application/json")
+        .body(list.to_string())
+        .send()
+        .await
+        .unwrap();
+    let (status, reply) = json_of(resp).await;
+    assert_eq!(status, 200);
+    assert!(reply["result"]["tools"].is_array());
     // A modern request on the same endpoint at the same time, with a stray session id.
     let (status, reply) = json_of(
         post(&r, &request(3, "tools/list", json!({})))
@@ -690,4 +704,81 @@ async fn legacy_sessions_share_the_endpoint() {
         .await
         .unwrap();
     assert_eq!(resp.status(), 404);
+}
+
+#[tokio::test]
+async fn legacy_streams_prime_close_and_resume() {
+    let r = start(server()).await;
+    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+        "protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"legacy","version":"1"}}});
+    let resp = r
+        .http
+        .post(&r.url)
+        .body(init.to_string())
+        .send()
+        .await
+        .unwrap();
+    let session = resp.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let call = json!({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"reconnect"}});
+    let resp = r
+        .http
+        .post(&r.url)
+        .header("mcp-session-id", &session)
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-03-26")
+        .body(call.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.headers()["content-type"], "text/event-stream");
+    // The server closes the connection mid-call: priming event, the log message, retry.
+    let text = resp.text().await.unwrap();
+    let blocks: Vec<&str> = text.split("\n\n").filter(|b| !b.is_empty()).collect();
+    assert!(
+        blocks[0].starts_with("id: ")
+            && blocks[0].contains("retry: ")
+            && blocks[0].ends_with("data: "),
+        "{text:?}"
+    );
+    assert!(
+        blocks.iter().any(|b| b.contains("closing the stream")),
+        "{text:?}"
+    );
+    assert!(
+        !text.contains("after reconnect"),
+        "the result comes after the reconnection"
+    );
+    assert!(blocks.last().unwrap().starts_with("retry: "), "{text:?}");
+    let last_id = blocks
+        .iter()
+        .rev()
+        .find_map(|b| b.lines().find_map(|l| l.strip_prefix("id: ")))
+        .unwrap()
+        .to_owned();
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let resp = r
+        .http
+        .get(&r.url)
+        .header("mcp-session-id", &session)
+        .header("last-event-id", &last_id)
+        .header("accept", "text/event-stream")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let events = sse_events(resp, 10).await;
+    let result = events
+        .iter()
+        .find(|e| e["id"] == 5)
+        .expect("the result is replayed");
+    assert_eq!(result["result"]["content"][0]["text"], "after reconnect");
+    assert!(
+        !events
+            .iter()
+            .any(|e| e["method"] == "notifications/message"),
+        "nothing from before Last-Event-ID"
+    );
 }

@@ -78,7 +78,7 @@ async fn lists_are_sorted_cacheable_and_paginated() {
     );
     assert_eq!(code, -32602);
     let all = client.list_tools().await.unwrap();
-    assert_eq!(all.len(), 8);
+    assert_eq!(all.len(), 9);
     let prompts = client.request("prompts/list", json!({})).await.unwrap();
     assert_modern("ListPromptsResult", &prompts);
     assert_eq!(

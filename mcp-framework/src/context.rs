@@ -52,6 +52,16 @@ impl Sink {
     }
 }
 
+/// Closes a request's response connection without ending its stream (legacy HTTP polling).
+#[derive(Clone)]
+pub(crate) struct StreamCloser(pub(crate) Arc<dyn Fn() + Send + Sync>);
+
+impl fmt::Debug for StreamCloser {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("StreamCloser")
+    }
+}
+
 /// The authenticated principal of an HTTP request. An authentication layer inserts it
 /// into the request's extensions; handlers read it with [`Context::principal`], and sealed
 /// MRTR state is bound to it.
@@ -99,6 +109,7 @@ pub(crate) struct ContextInner {
     pub(crate) sink: Option<Sink>,
     pub(crate) asker: Asker,
     pub(crate) http: Option<Arc<HttpParts>>,
+    pub(crate) close_stream: Option<StreamCloser>,
     /// Set when the handler must stop: a question without an answer (MRTR) or a fatal error.
     pub(crate) suspended: Notify,
     /// Why the handler was stopped, when it was stopped by an error.
@@ -258,6 +269,16 @@ impl Context {
     /// The cancellation token of the request.
     pub fn cancellation_token(&self) -> &CancellationToken {
         &self.inner.cancel
+    }
+
+    /// Closes the connection carrying this request's response without ending the request,
+    /// on legacy Streamable HTTP sessions (2025-11-25 polling, SEP-1699): the client
+    /// reconnects with `Last-Event-ID` and receives what follows. Does nothing elsewhere
+    /// (on 2026-07-28 a closed stream cancels the request).
+    pub fn close_response_stream(&self) {
+        if let Some(close) = &self.inner.close_stream {
+            (close.0)();
+        }
     }
 
     /// Whether the client asked for progress (sent a `progressToken`).

@@ -75,6 +75,8 @@ pub(crate) struct Origin {
     pub(crate) http: Option<Arc<HttpParts>>,
     /// `params._meta`, when the transport already read it (HTTP validates headers with it).
     pub(crate) meta: Option<(RequestMeta, Option<Box<RawValue>>)>,
+    /// Closes the response connection, keeping the stream (legacy HTTP).
+    pub(crate) close_stream: Option<crate::context::StreamCloser>,
 }
 
 /// The protocol era of one request and what it brings along.
@@ -436,6 +438,7 @@ fn prepare(
         sink: origin.sink,
         asker,
         http: origin.http,
+        close_stream: origin.close_stream,
         suspended: Notify::new(),
         fatal: Mutex::new(None),
         suspend_flag: AtomicBool::new(false),

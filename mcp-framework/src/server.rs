@@ -102,6 +102,9 @@ pub struct ServerBuilder {
     tools: Option<ToolSet>,
     prompts: Option<PromptSet>,
     resources: Option<ResourceSet>,
+    extra_tools: ToolSet,
+    extra_prompts: PromptSet,
+    extra_resources: ResourceSet,
     config: Config,
     state_key: Option<StateKey>,
     previous_state_keys: Vec<StateKey>,
@@ -131,6 +134,9 @@ impl Server {
             tools: None,
             prompts: None,
             resources: None,
+            extra_tools: ToolSet::new(),
+            extra_prompts: PromptSet::new(),
+            extra_resources: ResourceSet::new(),
             config: Config::default(),
             state_key: None,
             previous_state_keys: Vec::new(),
@@ -310,6 +316,24 @@ impl ServerBuilder {
         self
     }
 
+    /// Serves these tools too (on top of the collected ones, or of [`tools`](Self::tools)).
+    pub fn add_tools(mut self, tools: ToolSet) -> Self {
+        self.extra_tools.items.extend(tools.items);
+        self
+    }
+
+    /// Serves these prompts too.
+    pub fn add_prompts(mut self, prompts: PromptSet) -> Self {
+        self.extra_prompts.items.extend(prompts.items);
+        self
+    }
+
+    /// Serves these resources and templates too.
+    pub fn add_resources(mut self, resources: ResourceSet) -> Self {
+        self.extra_resources.items.extend(resources.items);
+        self
+    }
+
     /// Items per page of `tools/list`, `prompts/list`, `resources/list` and
     /// `resources/templates/list` (default 1000).
     pub fn page_size(mut self, page_size: usize) -> Self {
@@ -390,12 +414,13 @@ impl ServerBuilder {
         } else {
             Default::default()
         };
-        let catalog = Catalog::from_sets(
-            self.tools.unwrap_or(c_tools),
-            self.prompts.unwrap_or(c_prompts),
-            self.resources.unwrap_or(c_resources),
-            self.config.page_size,
-        )?;
+        let mut tools = self.tools.unwrap_or(c_tools);
+        tools.items.extend(self.extra_tools.items);
+        let mut prompts = self.prompts.unwrap_or(c_prompts);
+        prompts.items.extend(self.extra_prompts.items);
+        let mut resources = self.resources.unwrap_or(c_resources);
+        resources.items.extend(self.extra_resources.items);
+        let catalog = Catalog::from_sets(tools, prompts, resources, self.config.page_size)?;
         let capabilities = ServerCapabilities {
             tools: Some(ListChangedCapability {
                 list_changed: Some(true),

@@ -122,6 +122,15 @@ fn tools() -> ToolSet {
             },
         )
         .with_fn(
+            ToolDefinition::new("reconnect", obj(json!({"type":"object"}))),
+            |_, cx: Context| async move {
+                cx.info("closing the stream").await;
+                cx.close_response_stream();
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                Ok(CallToolResult { content: vec![Content::text("after reconnect")], ..Default::default() })
+            },
+        )
+        .with_fn(
             ToolDefinition::new("summarize", obj(json!({"type":"object"}))),
             |_, cx: Context| async move {
                 let params = mcp_framework::protocol::CreateMessageRequestParams::new(

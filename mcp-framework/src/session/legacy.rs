@@ -42,6 +42,10 @@ pub(crate) struct LegacySession {
     last_seen: Mutex<Instant>,
     /// Ends the session's background tasks (change forwarding) and open streams.
     pub(crate) closed: CancellationToken,
+    /// Resumable response streams (HTTP).
+    streams: Mutex<HashMap<u64, Arc<ResumableStream>>>,
+    /// In-flight requests (HTTP; stdio tracks its own).
+    inflight: Mutex<HashMap<RequestId, CancellationToken>>,
 }
 
 const LEVELS: [LoggingLevel; 8] = [
@@ -95,6 +99,8 @@ impl LegacySession {
             request_timeout: server.config.client_request_timeout,
             last_seen: Mutex::new(Instant::now()),
             closed: CancellationToken::new(),
+            streams: Mutex::new(HashMap::new()),
+            inflight: Mutex::new(HashMap::new()),
         });
         let result = crate::render::initialize_result(server, version);
         Ok((session, result))
@@ -201,6 +207,10 @@ impl LegacySession {
 
     pub(crate) fn close(&self) {
         self.closed.cancel();
+        for token in self.inflight.lock().expect("inflight").values() {
+            token.cancel();
+        }
+        self.streams.lock().expect("streams").clear();
         self.pending.lock().expect("pending").clear();
         *self.outbound.lock().expect("outbound") = None;
     }
@@ -270,8 +280,158 @@ pub(crate) fn spawn_forwarder(server: &Arc<ServerInner>, session: &Arc<LegacySes
 impl LegacySession {
     /// A notification from the client on this session.
     pub(crate) fn on_notification(&self, n: &crate::protocol::jsonrpc::Notification) {
-        if n.method == "notifications/initialized" {
-            self.initialized.store(true, Ordering::Relaxed);
+        match n.method.as_str() {
+            "notifications/initialized" => self.initialized.store(true, Ordering::Relaxed),
+            "notifications/cancelled" => {
+                #[derive(Deserialize)]
+                #[serde(rename_all = "camelCase")]
+                struct Cancelled {
+                    request_id: Option<RequestId>,
+                }
+                let id = n
+                    .params
+                    .as_deref()
+                    .and_then(|p| serde_json::from_str::<Cancelled>(p.get()).ok())
+                    .and_then(|c| c.request_id);
+                if let Some(id) = id
+                    && let Some(token) = self.inflight.lock().expect("inflight").get(&id)
+                {
+                    token.cancel();
+                }
+            }
+            _ => {}
         }
+    }
+}
+
+/// How many messages a resumable stream keeps for replay.
+const STREAM_LOG: usize = 1024;
+/// How many resumable streams a session keeps (finished ones are dropped first).
+const MAX_STREAMS: usize = 256;
+
+/// A legacy response stream that survives its connection (2025-11-25 resumability): every
+/// message gets a sequence number and stays in a bounded log, so a client that lost the
+/// connection (or whose connection the server closed) resumes with `Last-Event-ID`.
+#[derive(Debug)]
+pub(crate) struct ResumableStream {
+    pub(crate) id: u64,
+    inner: Mutex<StreamInner>,
+}
+
+#[derive(Debug)]
+struct StreamInner {
+    log: std::collections::VecDeque<(u64, Bytes, bool)>,
+    next: u64,
+    live: Option<mpsc::Sender<(u64, Bytes, bool)>>,
+    done: bool,
+}
+
+/// What a (re)attached connection gets: the messages to replay, then the live feed.
+pub(crate) struct Attached {
+    pub(crate) replay: Vec<(u64, Bytes, bool)>,
+    pub(crate) live: Option<mpsc::Receiver<(u64, Bytes, bool)>>,
+}
+
+impl ResumableStream {
+    /// Records a message (`last`: the final response) and forwards it to the connection.
+    pub(crate) fn push(&self, message: Bytes, last: bool) {
+        let mut s = self.inner.lock().expect("stream");
+        s.next += 1;
+        let seq = s.next;
+        if s.log.len() == STREAM_LOG {
+            s.log.pop_front();
+        }
+        s.log.push_back((seq, message.clone(), last));
+        s.done |= last;
+        if let Some(live) = &s.live {
+            // A connection that does not keep up is dropped; it can resume.
+            if live.try_send((seq, message, last)).is_err() {
+                s.live = None;
+            }
+        }
+        if last {
+            s.live = None;
+        }
+    }
+
+    /// Attaches a connection, replaying what came after `after`.
+    pub(crate) fn attach(&self, after: u64) -> Attached {
+        let mut s = self.inner.lock().expect("stream");
+        let replay: Vec<_> = s
+            .log
+            .iter()
+            .filter(|(seq, ..)| *seq > after)
+            .cloned()
+            .collect();
+        let live = if s.done {
+            None
+        } else {
+            let (tx, rx) = mpsc::channel(256);
+            s.live = Some(tx);
+            Some(rx)
+        };
+        Attached { replay, live }
+    }
+
+    /// Closes the connection without ending the stream (the client polls back).
+    pub(crate) fn detach(&self) {
+        self.inner.lock().expect("stream").live = None;
+    }
+
+    pub(crate) fn is_done(&self) -> bool {
+        self.inner.lock().expect("stream").done
+    }
+}
+
+impl LegacySession {
+    /// Opens a new resumable stream.
+    pub(crate) fn open_stream(&self) -> Arc<ResumableStream> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed).unsigned_abs();
+        let stream = Arc::new(ResumableStream {
+            id,
+            inner: Mutex::new(StreamInner {
+                log: std::collections::VecDeque::new(),
+                next: 0,
+                live: None,
+                done: false,
+            }),
+        });
+        let mut streams = self.streams.lock().expect("streams");
+        if streams.len() >= MAX_STREAMS {
+            let finished: Vec<u64> = streams
+                .iter()
+                .filter(|(_, s)| s.is_done())
+                .map(|(k, _)| *k)
+                .collect();
+            for k in finished {
+                streams.remove(&k);
+            }
+            if streams.len() >= MAX_STREAMS
+                && let Some(oldest) = streams.keys().min().copied()
+            {
+                streams.remove(&oldest);
+            }
+        }
+        streams.insert(id, stream.clone());
+        stream
+    }
+
+    /// A stream by id (for `Last-Event-ID`).
+    pub(crate) fn stream(&self, id: u64) -> Option<Arc<ResumableStream>> {
+        self.streams.lock().expect("streams").get(&id).cloned()
+    }
+
+    /// Forgets a finished stream whose final message was delivered.
+    pub(crate) fn forget_stream(&self, id: u64) {
+        self.streams.lock().expect("streams").remove(&id);
+    }
+
+    /// Registers an in-flight request (so `notifications/cancelled` can stop it).
+    pub(crate) fn track(&self, id: RequestId, cancel: CancellationToken) {
+        self.inflight.lock().expect("inflight").insert(id, cancel);
+    }
+
+    pub(crate) fn untrack(&self, id: &RequestId) {
+        self.inflight.lock().expect("inflight").remove(id);
     }
 }

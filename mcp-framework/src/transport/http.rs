@@ -563,6 +563,13 @@ fn get(ep: &Endpoint, parts: &Parts) -> Response {
         None => method_not_allowed(),
         Some(Err(_)) => session_not_found(),
         Some(Ok(session)) => {
+            if let Some(last) = parts
+                .headers
+                .get("last-event-id")
+                .and_then(|v| v.to_str().ok())
+            {
+                return resume(session, last);
+            }
             let (tx, rx) = mpsc::channel::<Bytes>(64);
             session.attach(tx);
             let shutdown = ep.server.shutdown.clone();
@@ -730,6 +737,9 @@ async fn serve_request(
     {
         return error_response(StatusCode::BAD_REQUEST, Some(&request.id), &e);
     }
+    if let (false, Some(session), true) = (modern, &session, sse_ok) {
+        return serve_legacy_request(&ep, parts, request, session.clone(), meta, raw_meta);
+    }
     let id = request.id.clone();
     let needs_stream =
         session.is_some() || meta.progress_token.is_some() || meta.log_level.is_some();
@@ -752,6 +762,7 @@ async fn serve_request(
         session,
         http: Some(http),
         meta: Some((meta, raw_meta)),
+        close_stream: None,
     };
     let server = ep.server.clone();
     let mut fut: ReplyFuture = Box::pin(async move { dispatch(&server, request, origin).await });
@@ -890,6 +901,168 @@ fn listen_stream(
         }
     });
     sse_response(futures_util::StreamExt::chain(head, rest))
+}
+
+/// The retry interval a client is told to wait before polling back (milliseconds).
+const RETRY_MS: u32 = 500;
+
+/// One SSE event with an id (legacy resumable streams).
+fn sse_event_with_id(stream: u64, seq: u64, message: &[u8]) -> Bytes {
+    let mut out = Vec::with_capacity(message.len() + 48);
+    out.extend_from_slice(format!("id: {stream}-{seq}\nevent: message\ndata: ").as_bytes());
+    out.extend_from_slice(message);
+    out.extend_from_slice(b"\n\n");
+    Bytes::from(out)
+}
+
+/// A legacy session's request: run detached from the connection (a dropped connection is
+/// not a cancellation there), every message recorded in a resumable stream whose first
+/// event primes the client with an id and a retry interval.
+fn serve_legacy_request(
+    ep: &Endpoint,
+    parts: Parts,
+    request: RpcRequest,
+    session: Arc<LegacySession>,
+    meta: RequestMeta,
+    raw_meta: Option<Box<serde_json::value::RawValue>>,
+) -> Response {
+    let stream = session.open_stream();
+    let attached = stream.attach(0);
+    let id = request.id.clone();
+    let cancel = CancellationToken::new();
+    session.track(id.clone(), cancel.clone());
+    let (tx, mut rx) = mpsc::channel::<Bytes>(64);
+    let principal = parts.extensions.get::<Principal>().cloned();
+    // Closing travels through the same channel as the messages (as an empty message), so
+    // whatever the handler sent before closing still goes out on this connection.
+    let closer = {
+        let tx = tx.clone();
+        crate::context::StreamCloser(Arc::new(move || {
+            let _ = tx.try_send(Bytes::new());
+        }))
+    };
+    let origin = Origin {
+        cancel: cancel.clone(),
+        sink: Some(Sink::new(tx.clone(), cancel)),
+        session: Some(session.clone()),
+        http: Some(Arc::new(HttpParts {
+            headers: parts.headers,
+            principal,
+        })),
+        meta: Some((meta, raw_meta)),
+        close_stream: Some(closer),
+    };
+    let server = ep.server.clone();
+    let recorder = stream.clone();
+    let session_for_task = session.clone();
+    drop(tx);
+    let record = move |recorder: &crate::session::legacy::ResumableStream, n: Bytes| {
+        if n.is_empty() {
+            recorder.detach();
+        } else {
+            recorder.push(n, false);
+        }
+    };
+    tokio::spawn(async move {
+        let fut = dispatch(&server, request, origin);
+        tokio::pin!(fut);
+        let reply = loop {
+            tokio::select! {
+                biased;
+                Some(n) = rx.recv() => record(&recorder, n),
+                reply = &mut fut => break reply,
+            }
+        };
+        while let Ok(n) = rx.try_recv() {
+            record(&recorder, n);
+        }
+        match reply_message(&id, reply) {
+            Some(message) => recorder.push(Bytes::from(message), true),
+            None => recorder.detach(),
+        }
+        session_for_task.untrack(&id);
+    });
+    resumable_response(session, stream.id, attached)
+}
+
+/// An SSE response replaying and then following a resumable stream.
+fn resumable_response(
+    session: Arc<LegacySession>,
+    stream: u64,
+    attached: crate::session::legacy::Attached,
+) -> Response {
+    let prime = Bytes::from(format!("id: {stream}-0\nretry: {RETRY_MS}\ndata: \n\n"));
+    let replay_done = attached.replay.iter().any(|(_, _, last)| *last);
+    let replay: Vec<Result<Bytes, Infallible>> = std::iter::once(Ok(prime))
+        .chain(
+            attached
+                .replay
+                .into_iter()
+                .map(|(seq, m, _)| Ok(sse_event_with_id(stream, seq, &m))),
+        )
+        .collect();
+    if replay_done {
+        session.forget_stream(stream);
+    }
+    struct Follow {
+        live: Option<mpsc::Receiver<(u64, Bytes, bool)>>,
+        session: Arc<LegacySession>,
+        stream: u64,
+        closing: bool,
+    }
+    let state = Follow {
+        live: if replay_done { None } else { attached.live },
+        session,
+        stream,
+        closing: false,
+    };
+    let rest = stream::unfold(state, |mut s| async move {
+        if s.closing {
+            return None;
+        }
+        let live = s.live.as_mut()?;
+        match live.recv().await {
+            Some((seq, m, last)) => {
+                if last {
+                    s.session.forget_stream(s.stream);
+                    s.live = None;
+                }
+                Some((Ok(sse_event_with_id(s.stream, seq, &m)), s))
+            }
+            None => {
+                // The server closed the connection but not the stream: tell the client
+                // when to poll back, then end the body.
+                s.closing = true;
+                Some((Ok(Bytes::from(format!("retry: {RETRY_MS}\n\n"))), s))
+            }
+        }
+    });
+    sse_response(futures_util::StreamExt::chain(stream::iter(replay), rest))
+}
+
+/// `GET` with `Last-Event-ID`: resumes a legacy stream.
+fn resume(session: Arc<LegacySession>, last_event_id: &str) -> Response {
+    let parsed = last_event_id
+        .split_once('-')
+        .and_then(|(s, n)| Some((s.parse::<u64>().ok()?, n.parse::<u64>().ok()?)));
+    let Some((stream_id, seq)) = parsed else {
+        return error_response(
+            StatusCode::BAD_REQUEST,
+            None,
+            &ErrorObject::new(-32600, "Invalid Last-Event-ID"),
+        );
+    };
+    match session.stream(stream_id) {
+        Some(stream) => {
+            let attached = stream.attach(seq);
+            resumable_response(session, stream_id, attached)
+        }
+        None => error_response(
+            StatusCode::NOT_FOUND,
+            None,
+            &ErrorObject::new(-32600, "Unknown stream: it ended or expired"),
+        ),
+    }
 }
 
 #[cfg(test)]

@@ -299,6 +299,7 @@ async fn serve_request(conn: &Arc<Connection>, request: Request, cancel: Cancell
         session,
         http: None,
         meta: None,
+        close_stream: None,
     };
     let reply = dispatch(&conn.server, request, origin).await;
     if cancel.is_cancelled() {
