@@ -57,6 +57,7 @@ ELICITED_NAME = "Ada"
 class Names:
     add: str
     echo: str
+    header: str
     elicit: str
     progress: str
     toggle: str
@@ -103,6 +104,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     n.add_argument("--tool-add", default="add", help="{a, b} -> structuredContent {sum}")
     n.add_argument("--tool-echo", default="echo", help="{text} -> the same text")
     n.add_argument(
+        "--tool-header",
+        default="regional_echo",
+        help="{region (x-mcp-header Region), text} -> 'region:text'",
+    )
+    n.add_argument(
         "--tool-elicit", default="ask_name", help="elicits (form); the result names the answer"
     )
     n.add_argument(
@@ -136,6 +142,7 @@ def names_of(a: argparse.Namespace) -> Names:
     return Names(
         add=a.tool_add,
         echo=a.tool_echo,
+        header=a.tool_header,
         elicit=a.tool_elicit,
         progress=a.tool_progress,
         toggle=a.tool_toggle,
@@ -329,7 +336,11 @@ async def check_connect(r: Run) -> str:
 async def check_list_tools(r: Run) -> str:
     listing = await r.client.list_tools(cache_mode="refresh")
     r.tools = {t.name: t for t in listing.tools}
-    wanted = [n for n in (r.names.add, r.names.echo, r.names.elicit, r.names.progress, r.names.toggle) if n]
+    wanted = [
+        n
+        for n in (r.names.add, r.names.echo, r.names.header, r.names.elicit, r.names.progress, r.names.toggle)
+        if n
+    ]
     missing = [n for n in wanted if n not in r.tools]
     dropped = [m for m in r.captured.records if "dropping tool" in m]
     expect(not missing, f"missing {missing} (listed: {sorted(r.tools)}; SDK warnings: {dropped})")
@@ -355,6 +366,19 @@ async def check_echo(r: Run) -> str:
     expect(not result.is_error, f"isError: {text_of(result)!r}")
     expect(text_of(result) == text, f"echoed {text_of(result)!r}")
     return ""
+
+
+async def check_header(r: Run) -> str:
+    # Over modern HTTP the SDK mirrors `region` into Mcp-Param-Region (base64 sentinel for
+    # the non-ASCII value) and the server compares it with the body.
+    name = need(r.names.header)
+    got = []
+    for region in ("eu-west-1", "Zürich"):
+        result = await r.client.call_tool(name, {"region": region, "text": "hi"})
+        expect(not result.is_error, f"isError: {text_of(result)!r}")
+        expect(text_of(result) == f"{region}:hi", f"{region!r} gave {text_of(result)!r}")
+        got.append(text_of(result))
+    return f"{got}"
 
 
 async def check_prompt(r: Run) -> str:
@@ -493,6 +517,7 @@ CHECKS: list[tuple[str, Callable[[Run], Awaitable[str]]]] = [
     ("tools/list", check_list_tools),
     ("tools/call add (structured output)", check_add),
     ("tools/call echo", check_echo),
+    ("tools/call with x-mcp-header", check_header),
     ("prompts/get", check_prompt),
     ("resources/read", check_resource),
     ("resources/read template", check_template),
