@@ -460,7 +460,7 @@ async fn x_mcp_header_parameters_are_checked() {
     .await;
     assert_eq!(status, 200);
     assert_eq!(reply["result"]["content"][0]["text"], "us-west1:hi");
-    // Base64-encoded non-ASCII values, integers compared numerically, null needs no header.
+    // Base64-encoded non-ASCII values, integers compared numerically, absent needs no header.
     let body = request(
         13,
         "tools/call",

@@ -14,6 +14,49 @@ pub(crate) fn is_tchar(c: char) -> bool {
     c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c)
 }
 
+/// Rewrites annotated properties into the plain shape clients check: a local `$ref` is
+/// inlined (an enum, say) and a nullable type (`["string", "null"]`, from `Option<T>`)
+/// becomes the single primitive type; the parameter stays optional by not being required.
+pub(crate) fn normalize_header_properties(schema: &mut JsonObject) {
+    let defs = schema.get("$defs").cloned();
+    fn walk(props: &mut JsonObject, defs: Option<&Value>) {
+        for prop in props.values_mut() {
+            let Some(p) = prop.as_object_mut() else {
+                continue;
+            };
+            if p.contains_key(KEY) {
+                if let Some(target) = p
+                    .get("$ref")
+                    .and_then(Value::as_str)
+                    .and_then(|r| r.strip_prefix("#/$defs/"))
+                    .and_then(|name| defs?.get(name)?.as_object().cloned())
+                {
+                    p.remove("$ref");
+                    for (k, v) in target {
+                        p.entry(k).or_insert(v);
+                    }
+                }
+                if let Some(Value::Array(types)) = p.get("type") {
+                    let non_null: Vec<&Value> = types.iter().filter(|t| *t != "null").collect();
+                    if non_null.len() == 1 {
+                        let t = non_null[0].clone();
+                        p.insert("type".into(), t);
+                    }
+                }
+                if let Some(Value::Array(values)) = p.get_mut("enum") {
+                    values.retain(|v| !v.is_null());
+                }
+            }
+            if let Some(Value::Object(inner)) = p.get_mut("properties") {
+                walk(inner, defs);
+            }
+        }
+    }
+    if let Some(Value::Object(props)) = schema.get_mut("properties") {
+        walk(props, defs.as_ref());
+    }
+}
+
 /// Finds every `x-mcp-header` annotation of an input schema and checks it against the
 /// spec: a non-empty token, unique case-insensitively, on a statically reachable property
 /// (a chain of `properties` keys) of type string, integer or boolean.
@@ -95,37 +138,16 @@ fn walk_properties(
     Ok(())
 }
 
-/// The primitive type of a property schema (`null` alongside is allowed: a null argument
-/// simply has no header). Follows one local `$ref` for the type (an enum, say).
-fn primitive_kind(root: &JsonObject, prop: &JsonObject) -> Option<HeaderKind> {
-    let resolved;
-    let prop = match prop.get("$ref").and_then(Value::as_str) {
-        Some(r) if !prop.contains_key("type") => {
-            let name = r.strip_prefix("#/$defs/")?;
-            resolved = root.get("$defs")?.get(name)?.as_object()?.clone();
-            &resolved
-        }
-        _ => prop,
-    };
-    let types: Vec<&str> = match prop.get("type")? {
-        Value::String(t) => vec![t.as_str()],
-        Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
-        _ => return None,
-    };
-    let mut kind = None;
-    for t in types {
-        let k = match t {
-            "string" => HeaderKind::String,
-            "integer" => HeaderKind::Integer,
-            "boolean" => HeaderKind::Boolean,
-            "null" => continue,
-            _ => return None,
-        };
-        if kind.replace(k).is_some() {
-            return None;
-        }
+/// The primitive type of an annotated property: `type` must be the single string
+/// `string`, `integer` or `boolean` (what clients check; see
+/// [`normalize_header_properties`] for how `Option<T>` and enums get there).
+fn primitive_kind(_root: &JsonObject, prop: &JsonObject) -> Option<HeaderKind> {
+    match prop.get("type")?.as_str()? {
+        "string" => Some(HeaderKind::String),
+        "integer" => Some(HeaderKind::Integer),
+        "boolean" => Some(HeaderKind::Boolean),
+        _ => None,
     }
-    kind
 }
 
 /// Decodes a header value that may use the `=?base64?…?=` sentinel. Plain values must be
@@ -205,7 +227,7 @@ mod tests {
             "type": "object",
             "properties": {
                 "region": {"type": "string", "x-mcp-header": "Region"},
-                "n": {"type": ["integer", "null"], "x-mcp-header": "N"},
+                "n": {"type": "integer", "x-mcp-header": "N"},
                 "nested": {"type": "object", "properties": {"flag": {"type": "boolean", "x-mcp-header": "Flag"}}}
             }
         }))
@@ -242,6 +264,35 @@ mod tests {
             "a":{"type":"string","x-mcp-header":"Dup"},"b":{"type":"string","x-mcp-header":"dup"}}})).is_err());
         assert!(collect(&json!({"type":"object","properties":{"a":{"type":"array","items":{"type":"string","x-mcp-header":"I"}}}})).is_err());
         assert!(collect(&json!({"type":"object","anyOf":[{"properties":{"a":{"type":"string","x-mcp-header":"A"}}}]})).is_err());
+    }
+
+    #[test]
+    fn normalizes_optional_and_enum_parameters() {
+        let mut schema = json!({
+            "type": "object",
+            "properties": {
+                "n": {"type": ["integer", "null"], "x-mcp-header": "N"},
+                "r": {"$ref": "#/$defs/Region", "x-mcp-header": "R"},
+                "o": {"type": ["string", "null"]}
+            },
+            "$defs": {"Region": {"type": "string", "enum": ["eu", "us"]}}
+        })
+        .as_object()
+        .cloned()
+        .unwrap();
+        normalize_header_properties(&mut schema);
+        assert_eq!(schema["properties"]["n"]["type"], "integer");
+        assert_eq!(
+            schema["properties"]["r"],
+            json!({"type": "string", "enum": ["eu", "us"], "x-mcp-header": "R"})
+        );
+        assert_eq!(
+            schema["properties"]["o"]["type"],
+            json!(["string", "null"]),
+            "unannotated: untouched"
+        );
+        assert_eq!(collect_header_params(&schema).unwrap().len(), 2);
+        assert!(collect(&json!({"type":"object","properties":{"x":{"type":["string","integer"],"x-mcp-header":"X"}}})).is_err());
     }
 
     #[test]

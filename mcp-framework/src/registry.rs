@@ -221,8 +221,9 @@ fn parse_meta(
 }
 
 impl ToolEntry {
-    pub(crate) fn new(def: ToolDefinition, call: ToolFn) -> Result<Self, Error> {
+    pub(crate) fn new(mut def: ToolDefinition, call: ToolFn) -> Result<Self, Error> {
         let kind = "tool";
+        crate::headers::normalize_header_properties(&mut def.input_schema);
         let err = |reason: String| definition_error(kind, &def.name, def.location, reason);
         if def.name.is_empty() || def.name.len() > 128 {
             return Err(err("tool names must be 1 to 128 characters long".into()));

@@ -111,7 +111,7 @@ fn tools() -> ToolSet {
                 "regional_echo",
                 obj(json!({"type":"object","properties":{
                     "region":{"type":"string","x-mcp-header":"Region"},
-                    "shard":{"type":["integer","null"],"x-mcp-header":"Shard"},
+                    "shard":{"type":"integer","x-mcp-header":"Shard"},
                     "text":{"type":"string"}},"required":["region","text"]})),
             ),
             |args, _| async move {

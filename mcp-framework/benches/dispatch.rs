@@ -1,0 +1,80 @@
+//! In-process dispatch cost: a whole `tools/call add` (parse, validate, call, encode) and a
+//! `tools/list` of 102 tools served from cached bytes, through `Server::handle_message`.
+//!
+//! `cargo bench -p mcp-framework --bench dispatch`
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use mcp_framework::{
+    CallToolResult, Content, PromptSet, ResourceSet, Server, ToolDefinition, ToolSet,
+};
+use serde_json::{Value, json};
+
+fn object(v: Value) -> mcp_framework::protocol::JsonObject {
+    v.as_object().cloned().expect("object")
+}
+
+fn server() -> Server {
+    let mut tools = ToolSet::new()
+        .with_fn(
+            ToolDefinition::new(
+                "add",
+                object(json!({"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"],"additionalProperties":false})),
+            )
+            .output_schema(Some(object(json!({"type":"object","properties":{"sum":{"type":"number"}},"required":["sum"]})))),
+            |args, _| async move {
+                let sum = args["a"].as_f64().unwrap_or_default() + args["b"].as_f64().unwrap_or_default();
+                let v = json!({ "sum": sum });
+                Ok(CallToolResult {
+                    content: vec![Content::text(v.to_string())],
+                    structured_content: Some(v),
+                    ..CallToolResult::default()
+                })
+            },
+        )
+        .with_fn(
+            ToolDefinition::new("echo", object(json!({"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}))),
+            |args, _| async move { Ok(CallToolResult { content: vec![Content::text(args["text"].as_str().unwrap_or_default())], ..CallToolResult::default() }) },
+        );
+    for i in 0..100 {
+        tools = tools.with_fn(
+            ToolDefinition::new(
+                format!("tool_{i:03}"),
+                object(json!({"type":"object","properties":{"s":{"type":"string"},"n":{"type":"integer"},"f":{"type":"boolean"}},"required":["s","n","f"],"additionalProperties":false})),
+            )
+            .description(format!("Filler tool number {i}.")),
+            |_, _| async move { Ok(CallToolResult { content: vec![Content::text("ok")], ..CallToolResult::default() }) },
+        );
+    }
+    Server::builder()
+        .name("bench")
+        .version("0.1.0")
+        .tools(tools)
+        .prompts(PromptSet::new())
+        .resources(ResourceSet::new())
+        .build()
+        .expect("builds")
+}
+
+const CALL: &[u8] = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1.0.0"}}}}"#;
+const LIST: &[u8] = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1.0.0"}}}}"#;
+
+fn bench(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let server = server();
+    let out = rt.block_on(server.handle_message(CALL)).expect("answer");
+    assert!(std::str::from_utf8(&out).unwrap().contains(r#""sum":3.0"#));
+    let list = rt.block_on(server.handle_message(LIST)).expect("answer");
+    eprintln!("tools/list response: {} bytes", list.len());
+    c.bench_function("tools/call add", |b| {
+        b.iter(|| rt.block_on(server.handle_message(std::hint::black_box(CALL))))
+    });
+    c.bench_function("tools/list (102 tools, cached)", |b| {
+        b.iter(|| rt.block_on(server.handle_message(std::hint::black_box(LIST))));
+    });
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
