@@ -10,7 +10,10 @@ use mcp_framework::{
 use serde_json::{Value, json};
 
 fn object(v: Value) -> mcp_framework::protocol::JsonObject {
-    v.as_object().cloned().expect("object")
+    match v {
+        Value::Object(o) => o,
+        _ => panic!("an object"),
+    }
 }
 
 fn server() -> Server {
@@ -69,7 +72,7 @@ fn bench(c: &mut Criterion) {
     let list = rt.block_on(server.handle_message(LIST)).expect("answer");
     eprintln!("tools/list response: {} bytes", list.len());
     c.bench_function("tools/call add", |b| {
-        b.iter(|| rt.block_on(server.handle_message(std::hint::black_box(CALL))))
+        b.iter(|| rt.block_on(server.handle_message(std::hint::black_box(CALL))));
     });
     c.bench_function("tools/list (102 tools, cached)", |b| {
         b.iter(|| rt.block_on(server.handle_message(std::hint::black_box(LIST))));
