@@ -202,13 +202,13 @@ pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
 
 /// The expansion, or the errors followed by the function itself.
 fn finish(
-    out: darling::Result<proc_macro2::TokenStream>,
+    out: syn::Result<proc_macro2::TokenStream>,
     item: proc_macro2::TokenStream,
 ) -> TokenStream {
     match out {
         Ok(tokens) => tokens.into(),
         Err(e) => {
-            let mut tokens = e.write_errors();
+            let mut tokens = e.to_compile_error();
             tokens.extend(parse::fallback_item(item));
             tokens.into()
         }

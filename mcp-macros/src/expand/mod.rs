@@ -15,7 +15,7 @@ pub(crate) use resource::resource;
 pub(crate) use tool::tool;
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Ident, Path};
 
@@ -210,10 +210,22 @@ fn assemble(func: &FnModel, inner: &TokenStream) -> TokenStream {
     }
 }
 
-/// The span the conversion of the return value is reported at.
-fn output_span(func: &FnModel) -> Span {
+/// The spans of the first and last tokens of the return type (of the function's name
+/// when it has none): code spanned from one to the other is reported over the whole type.
+fn output_span(func: &FnModel) -> (Span, Span) {
     match &func.item.sig.output {
-        syn::ReturnType::Type(_, ty) => ty.span(),
-        syn::ReturnType::Default => func.ident.span(),
+        syn::ReturnType::Type(_, ty) => {
+            let tokens: Vec<_> = ty.to_token_stream().into_iter().collect();
+            let first = tokens.first().map_or_else(|| ty.span(), |t| t.span());
+            let last = tokens.last().map_or(first, |t| t.span());
+            (first, last)
+        }
+        syn::ReturnType::Default => (func.ident.span(), func.ident.span()),
     }
+}
+
+/// `Box::pin(async move { body })`, spanned at the function's name: a future that is not
+/// `Send` is reported there (the notes then point at the offending `.await`).
+fn future(func: &FnModel, body: &TokenStream) -> TokenStream {
+    quote_spanned!(func.ident.span()=> ::std::boxed::Box::pin(async move { #body }))
 }

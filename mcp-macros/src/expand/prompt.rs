@@ -4,8 +4,8 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
 use super::{
-    args_ident, args_struct, assemble, call, common_builder, completers, cx_param, location,
-    output_span, use_private,
+    args_ident, args_struct, assemble, call, common_builder, completers, cx_param, future,
+    location, output_span, use_private,
 };
 use crate::model::PromptModel;
 
@@ -22,9 +22,23 @@ pub(crate) fn prompt(model: &PromptModel) -> TokenStream {
     let location = location();
     let (lets, call) = call(func);
     let cx = cx_param(func);
-    let convert = quote_spanned! {output_span(func)=>
-        <#output as __mcp::IntoPromptResult>::into_prompt_result
-    };
+    let (first, last) = output_span(func);
+    let convert = quote_spanned!(first=> <#output as __mcp::IntoPromptResult>::);
+    let method = quote_spanned!(last=> into_prompt_result);
+    let future = future(
+        func,
+        &quote! {
+            let __mcp_args: #args = match __mcp::decode_prompt_arguments(__mcp_arguments) {
+                ::core::result::Result::Ok(__mcp_args) => __mcp_args,
+                ::core::result::Result::Err(__mcp_error) => {
+                    return ::core::result::Result::Err(__mcp_error);
+                }
+            };
+            #lets
+            #call
+            #convert #method(__mcp_out)
+        },
+    );
     let submit = common
         .register
         .then(|| quote!(__mcp::submit_prompt!(#ident);));
@@ -46,17 +60,7 @@ pub(crate) fn prompt(model: &PromptModel) -> TokenStream {
                 __mcp_arguments: __mcp::Value,
                 #cx: __mcp::Context,
             ) -> __mcp::BoxFuture<__mcp::PromptResult> {
-                ::std::boxed::Box::pin(async move {
-                    let __mcp_args: #args = match __mcp::decode_prompt_arguments(__mcp_arguments) {
-                        ::core::result::Result::Ok(__mcp_args) => __mcp_args,
-                        ::core::result::Result::Err(__mcp_error) => {
-                            return ::core::result::Result::Err(__mcp_error);
-                        }
-                    };
-                    #lets
-                    #call
-                    #convert(__mcp_out)
-                })
+                #future
             }
         }
 

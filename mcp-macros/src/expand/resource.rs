@@ -4,8 +4,8 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
 use super::{
-    args_ident, args_struct, assemble, call, common_builder, completers, cx_param, location,
-    output_span, use_private,
+    args_ident, args_struct, assemble, call, common_builder, completers, cx_param, future,
+    location, output_span, use_private,
 };
 use crate::model::{CacheScope, ResourceKind, ResourceModel};
 
@@ -73,9 +73,18 @@ pub(crate) fn resource(model: &ResourceModel) -> TokenStream {
         options.extend(quote!(.cache_scope(__mcp::CacheScope::#variant)));
     }
 
-    let convert = quote_spanned! {output_span(func)=>
-        <#output as __mcp::IntoResourceContents>::into_contents
-    };
+    let (first, last) = output_span(func);
+    let convert = quote_spanned!(first=> <#output as __mcp::IntoResourceContents>::);
+    let method = quote_spanned!(last=> into_contents);
+    let future = future(
+        func,
+        &quote! {
+            #decode
+            #lets
+            #call
+            #convert #method(__mcp_out, &__mcp_request)
+        },
+    );
     let submit = common
         .register
         .then(|| quote!(__mcp::submit_resource!(#ident);));
@@ -98,12 +107,7 @@ pub(crate) fn resource(model: &ResourceModel) -> TokenStream {
                 __mcp_request: __mcp::ResourceRequest,
                 #cx: __mcp::Context,
             ) -> __mcp::BoxFuture<__mcp::ReadResult> {
-                ::std::boxed::Box::pin(async move {
-                    #decode
-                    #lets
-                    #call
-                    #convert(__mcp_out, &__mcp_request)
-                })
+                #future
             }
         }
 

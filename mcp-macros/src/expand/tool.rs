@@ -4,8 +4,8 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
 use super::{
-    args_ident, args_struct, assemble, call, common_builder, cx_param, location, output_span,
-    use_private,
+    args_ident, args_struct, assemble, call, common_builder, cx_param, future, location,
+    output_span, use_private,
 };
 use crate::model::{Annotations, ToolModel};
 
@@ -26,13 +26,27 @@ pub(crate) fn tool(model: &ToolModel) -> TokenStream {
     let (lets, call) = call(func);
     let cx = cx_param(func);
     // The conversion of the return type is picked by autoref specialization in the
-    // runtime; spanned at the return type so that an unsupported type is reported there.
-    let probe = quote_spanned! {output_span(func)=>
-        (&&&&__mcp::Probe::<#output>::NEW).tool_output()
-    };
+    // runtime. The call is spanned over the return type (receiver at its first token,
+    // method at its last), so that an unsupported type is reported there.
+    let (first, last) = output_span(func);
+    let receiver = quote_spanned!(first=> (&&&&__mcp::Probe::<#output>::NEW));
+    let method = quote_spanned!(last=> tool_output);
+    let probe = quote!(#receiver.#method());
     let submit = common
         .register
         .then(|| quote!(__mcp::submit_tool!(#ident);));
+    let future = future(
+        func,
+        &quote! {
+            let __mcp_args: #args = match __mcp::decode_arguments(__mcp_arguments) {
+                ::core::result::Result::Ok(__mcp_args) => __mcp_args,
+                ::core::result::Result::Err(__mcp_result) => return __mcp_result,
+            };
+            #lets
+            #call
+            (__mcp_output().convert)(__mcp_out)
+        },
+    );
     let use_private = use_private(common);
     let inner = quote! {
         #use_private
@@ -45,6 +59,22 @@ pub(crate) fn tool(model: &ToolModel) -> TokenStream {
                 ViaContent as _, ViaResultContent as _, ViaResultStructured as _,
                 ViaStructured as _,
             };
+            // The end of the autoref chain (by value on `Probe<T>`): chosen only when no
+            // conversion applies, and then its `where` clause fails with the runtime's
+            // diagnostic ("`T` cannot be returned from a `#[tool]` function").
+            trait __McpUnsupported<T> {
+                fn tool_output(self) -> __mcp::ToolOutput<T>
+                where
+                    T: __mcp::IntoToolResult;
+            }
+            impl<T> __McpUnsupported<T> for __mcp::Probe<T> {
+                fn tool_output(self) -> __mcp::ToolOutput<T>
+                where
+                    T: __mcp::IntoToolResult,
+                {
+                    ::core::unreachable!()
+                }
+            }
             #probe
         }
 
@@ -61,15 +91,7 @@ pub(crate) fn tool(model: &ToolModel) -> TokenStream {
                 __mcp_arguments: __mcp::Value,
                 #cx: __mcp::Context,
             ) -> __mcp::BoxFuture<__mcp::ToolResult> {
-                ::std::boxed::Box::pin(async move {
-                    let __mcp_args: #args = match __mcp::decode_arguments(__mcp_arguments) {
-                        ::core::result::Result::Ok(__mcp_args) => __mcp_args,
-                        ::core::result::Result::Err(__mcp_result) => return __mcp_result,
-                    };
-                    #lets
-                    #call
-                    (__mcp_output().convert)(__mcp_out)
-                })
+                #future
             }
         }
 

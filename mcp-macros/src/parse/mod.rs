@@ -1,6 +1,6 @@
 //! Attribute arguments and the annotated function → model. Every diagnostic of the crate
 //! is produced here, spanned on the user's tokens, and all of them are reported in one
-//! pass (`darling::Error::accumulator`).
+//! pass ([`Errors`]).
 
 mod prompt;
 mod resource;
@@ -12,7 +12,6 @@ pub(crate) use tool::tool;
 
 use darling::FromMeta;
 use darling::ast::NestedMeta;
-use darling::error::Accumulator;
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 use syn::ext::IdentExt;
@@ -43,6 +42,45 @@ impl Kind {
     }
 }
 
+/// The diagnostics of one macro invocation, all reported at once.
+///
+/// Errors are `syn::Error`s made with `new_spanned`, which underline the offending tokens
+/// from the first to the last (darling's errors carry the span of one token only, as
+/// joining spans is not stable); darling's own errors are converted as they come.
+pub(crate) struct Errors(Option<syn::Error>);
+
+impl Errors {
+    pub(crate) fn new() -> Self {
+        Self(None)
+    }
+
+    pub(crate) fn push(&mut self, e: impl Into<syn::Error>) {
+        let e = e.into();
+        match &mut self.0 {
+            Some(all) => all.combine(e),
+            None => self.0 = Some(e),
+        }
+    }
+
+    /// The value, or `None` with the error recorded.
+    pub(crate) fn handle<T, E: Into<syn::Error>>(&mut self, r: Result<T, E>) -> Option<T> {
+        r.map_err(|e| self.push(e)).ok()
+    }
+
+    pub(crate) fn finish(self) -> syn::Result<()> {
+        self.0.map_or(Ok(()), Err)
+    }
+
+    pub(crate) fn finish_with<T>(self, value: T) -> syn::Result<T> {
+        self.finish().map(|()| value)
+    }
+}
+
+/// An error underlining `tokens`.
+fn error(tokens: impl ToTokens, message: impl std::fmt::Display) -> syn::Error {
+    syn::Error::new_spanned(tokens, message)
+}
+
 /// Parses the attribute arguments with darling.
 fn parse_args<T: FromMeta>(args: TokenStream) -> darling::Result<T> {
     let items = NestedMeta::parse_meta_list(args)?;
@@ -50,16 +88,15 @@ fn parse_args<T: FromMeta>(args: TokenStream) -> darling::Result<T> {
 }
 
 /// Parses the annotated item; anything but a function is an error.
-fn parse_item(kind: Kind, item: TokenStream) -> darling::Result<ItemFn> {
+fn parse_item(kind: Kind, item: TokenStream) -> syn::Result<ItemFn> {
     syn::parse2::<ItemFn>(item.clone()).map_err(|e| {
         // Point at the item itself when it is not a function at all.
         match syn::parse2::<syn::Item>(item) {
-            Ok(other) => darling::Error::custom(format!(
-                "{} goes on a function (`fn` or `async fn`)",
-                kind.attr()
-            ))
-            .with_span(&item_keyword_span(&other)),
-            Err(_) => e.into(),
+            Ok(other) => syn::Error::new(
+                item_keyword_span(&other),
+                format!("{} goes on a function (`fn` or `async fn`)", kind.attr()),
+            ),
+            Err(_) => e,
         }
     })
 }
@@ -115,45 +152,41 @@ pub(crate) struct CommonArgs {
 fn common(
     args: CommonArgs,
     func: &ItemFn,
-    acc: &mut Accumulator,
+    acc: &mut Errors,
     name_check: impl Fn(&str) -> Result<(), String>,
 ) -> Common {
     let name = match &args.name {
         Some(lit) => {
             let name = lit.value();
             if let Err(e) = name_check(&name) {
-                acc.push(darling::Error::custom(e).with_span(lit));
+                acc.push(error(lit, e));
             }
             name
         }
         None => {
             let name = func.sig.ident.unraw().to_string();
             if let Err(e) = name_check(&name) {
-                acc.push(darling::Error::custom(e).with_span(&func.sig.ident));
+                acc.push(error(&func.sig.ident, e));
             }
             name
         }
     };
     for icon in &args.icon {
         if !icon.value().contains(':') {
-            acc.push(
-                darling::Error::custom(
-                    "an icon is a URI (`https:` or `data:`), such as \"https://example.com/icon.png\"",
-                )
-                .with_span(icon),
-            );
+            acc.push(error(
+                icon,
+                "an icon is a URI (`https:` or `data:`), such as \"https://example.com/icon.png\"",
+            ));
         }
     }
     if let Some(meta) = &args.meta {
         let v = meta.value();
         let v = v.trim();
         if !(v.starts_with('{') && v.ends_with('}')) {
-            acc.push(
-                darling::Error::custom(
-                    "meta must be a JSON object literal, such as r#\"{\"com.example/key\": 1}\"#",
-                )
-                .with_span(meta),
-            );
+            acc.push(error(
+                meta,
+                "meta must be a JSON object literal, such as r#\"{\"com.example/key\": 1}\"#",
+            ));
         }
     }
     let description = args
@@ -173,7 +206,7 @@ fn common(
 
 /// Checks the signature and collects the parameters. Parameter attributes the macro owns
 /// are removed from the returned function.
-fn function(kind: Kind, mut item: ItemFn, acc: &mut Accumulator) -> FnModel {
+fn function(kind: Kind, mut item: ItemFn, acc: &mut Errors) -> FnModel {
     check_signature(kind, &item, acc);
     let mut params = Vec::new();
     let mut headers: Vec<(String, LitStr)> = Vec::new();
@@ -186,14 +219,14 @@ fn function(kind: Kind, mut item: ItemFn, acc: &mut Accumulator) -> FnModel {
         let ident = match &*pt.pat {
             Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => p.ident.clone(),
             other => {
-                acc.push(
-                    darling::Error::custom(format!(
+                acc.push(error(
+                    other,
+                    format!(
                         "{} parameters must be plain names (`name: Type`); patterns such as \
                          destructuring or `_` are not supported",
                         kind.attr()
-                    ))
-                    .with_span(other),
-                );
+                    ),
+                ));
                 continue;
             }
         };
@@ -201,19 +234,17 @@ fn function(kind: Kind, mut item: ItemFn, acc: &mut Accumulator) -> FnModel {
         let ty = &*pt.ty;
         if let Some(ctx) = attrs.ctx.or_else(|| {
             // A parameter of type `Context` (or `&Context`) is injected without `#[ctx]`.
-            is_context_type(ty).then(Span::call_site)
+            is_context_type(ty).then(|| ty.to_token_stream())
         }) {
             for (what, present) in [
                 ("#[header]", attrs.header.is_some()),
                 ("#[complete]", attrs.complete.is_some()),
             ] {
                 if present {
-                    acc.push(
-                        darling::Error::custom(format!(
-                            "{what} cannot be used on a context parameter"
-                        ))
-                        .with_span(&ctx),
-                    );
+                    acc.push(error(
+                        &ctx,
+                        format!("{what} cannot be used on a context parameter"),
+                    ));
                 }
             }
             match context_param(ty) {
@@ -237,24 +268,24 @@ fn function(kind: Kind, mut item: ItemFn, acc: &mut Accumulator) -> FnModel {
             let value = lit.value();
             let mut ok = true;
             if let Err(e) = check_header_token(&value) {
-                acc.push(darling::Error::custom(e).with_span(&lit));
+                acc.push(error(&lit, e));
                 ok = false;
             }
             if let Err(e) = check_header_type(ty) {
-                acc.push(darling::Error::custom(e).with_span(ty));
+                acc.push(error(ty, e));
                 ok = false;
             }
             if let Some((other, _)) = headers
                 .iter()
                 .find(|(_, l)| l.value().eq_ignore_ascii_case(&value))
             {
-                acc.push(
-                    darling::Error::custom(format!(
+                acc.push(error(
+                    &lit,
+                    format!(
                         "duplicate header `{value}`: parameter `{other}` already uses it \
                          (header names are case-insensitive)"
-                    ))
-                    .with_span(&lit),
-                );
+                    ),
+                ));
                 ok = false;
             }
             headers.push((name.clone(), lit));
@@ -286,11 +317,11 @@ fn function(kind: Kind, mut item: ItemFn, acc: &mut Accumulator) -> FnModel {
     }
 }
 
-fn check_signature(kind: Kind, item: &ItemFn, acc: &mut Accumulator) {
+fn check_signature(kind: Kind, item: &ItemFn, acc: &mut Errors) {
     let sig = &item.sig;
     let attr = kind.attr();
     let mut err = |msg: String, span: &dyn ToTokens| {
-        acc.push(darling::Error::custom(msg).with_span(&span.to_token_stream()));
+        acc.push(error(span, msg));
     };
     if let Some(receiver) = sig.receiver() {
         err(
@@ -362,14 +393,14 @@ fn find_impl_trait(ty: &Type) -> Option<&syn::TypeImplTrait> {
 #[derive(Default)]
 struct ParamAttrs {
     docs: Option<Docs>,
-    /// The span of `#[ctx]`.
-    ctx: Option<Span>,
+    /// `#[ctx]` itself.
+    ctx: Option<TokenStream>,
     header: Option<LitStr>,
     complete: Option<Path>,
 }
 
 impl ParamAttrs {
-    fn take(kind: Kind, attrs: &mut Vec<Attribute>, acc: &mut Accumulator) -> Self {
+    fn take(kind: Kind, attrs: &mut Vec<Attribute>, acc: &mut Errors) -> Self {
         let mut out = Self {
             docs: Docs::from_attrs(attrs),
             ..Self::default()
@@ -383,29 +414,28 @@ impl ParamAttrs {
                 match attr.meta.require_path_only() {
                     Ok(_) => {
                         if out.ctx.is_some() {
-                            acc.push(darling::Error::custom("duplicate `#[ctx]`").with_span(attr));
+                            acc.push(error(attr, "duplicate `#[ctx]`"));
                         }
-                        out.ctx = Some(attr.span());
+                        out.ctx = Some(attr.to_token_stream());
                     }
-                    Err(_) => acc.push(
-                        darling::Error::custom("`#[ctx]` takes no arguments").with_span(attr),
-                    ),
+                    Err(_) => acc.push(error(attr, "`#[ctx]` takes no arguments")),
                 }
                 return false;
             }
             if path.is_ident("header") {
                 if kind != Kind::Tool {
-                    acc.push(
-                        darling::Error::custom(format!(
+                    acc.push(error(
+                        attr,
+                        format!(
                             "#[header] is only supported on #[tool] parameters, not in {}",
                             kind.attr()
-                        ))
-                        .with_span(attr),
-                    );
+                        ),
+                    ));
                 } else {
                     match attr_arg::<LitStr>(attr, "#[header(\"Name\")]") {
-                        Ok(lit) if out.header.is_some() => acc
-                            .push(darling::Error::custom("duplicate `#[header]`").with_span(&lit)),
+                        Ok(lit) if out.header.is_some() => {
+                            acc.push(error(&lit, "duplicate `#[header]`"));
+                        }
                         Ok(lit) => out.header = Some(lit),
                         Err(e) => acc.push(e),
                     }
@@ -414,17 +444,16 @@ impl ParamAttrs {
             }
             if path.is_ident("complete") {
                 if kind == Kind::Tool {
-                    acc.push(
-                        darling::Error::custom(
-                            "#[complete] is only supported on #[prompt] arguments and \
+                    acc.push(error(
+                        attr,
+                        "#[complete] is only supported on #[prompt] arguments and \
                              #[resource] template variables",
-                        )
-                        .with_span(attr),
-                    );
+                    ));
                 } else {
                     match attr_arg::<Path>(attr, "#[complete(path::to::completer)]") {
-                        Ok(p) if out.complete.is_some() => acc
-                            .push(darling::Error::custom("duplicate `#[complete]`").with_span(&p)),
+                        Ok(p) if out.complete.is_some() => {
+                            acc.push(error(&p, "duplicate `#[complete]`"));
+                        }
                         Ok(p) => out.complete = Some(p),
                         Err(e) => acc.push(e),
                     }
@@ -438,8 +467,8 @@ impl ParamAttrs {
 }
 
 /// The single argument of `#[attr(arg)]`.
-fn attr_arg<T: syn::parse::Parse>(attr: &Attribute, usage: &str) -> darling::Result<T> {
-    let expected = || darling::Error::custom(format!("expected `{usage}`")).with_span(attr);
+fn attr_arg<T: syn::parse::Parse>(attr: &Attribute, usage: &str) -> syn::Result<T> {
+    let expected = || error(attr, format!("expected `{usage}`"));
     let Meta::List(list) = &attr.meta else {
         return Err(expected());
     };
@@ -462,12 +491,12 @@ fn is_context_type(ty: &Type) -> bool {
     }
 }
 
-fn context_param(ty: &Type) -> darling::Result<ContextParam> {
+fn context_param(ty: &Type) -> syn::Result<ContextParam> {
     match ty {
-        Type::Reference(r) if r.mutability.is_some() => Err(darling::Error::custom(
+        Type::Reference(r) if r.mutability.is_some() => Err(error(
+            ty,
             "context parameters are taken by value or by shared reference (`&T`), not `&mut`",
-        )
-        .with_span(ty)),
+        )),
         Type::Reference(r) => Ok(ContextParam {
             ty: (*r.elem).clone(),
             by_ref: true,
@@ -481,14 +510,16 @@ fn context_param(ty: &Type) -> darling::Result<ContextParam> {
 
 /// The type of the generated field for a parameter: `&str` → `String`, `&[T]` → `Vec<T>`,
 /// `&T` → `T` (passed back by reference); `Cow<str>` gets a `'static` lifetime.
-fn field_type(kind: Kind, ty: &Type) -> darling::Result<(Type, bool)> {
+fn field_type(kind: Kind, ty: &Type) -> syn::Result<(Type, bool)> {
     let (mut field, by_ref) = match ty {
         Type::Reference(r) if r.mutability.is_some() => {
-            return Err(darling::Error::custom(format!(
-                "{} parameters cannot be `&mut`; take the value instead",
-                kind.attr()
-            ))
-            .with_span(ty));
+            return Err(error(
+                ty,
+                format!(
+                    "{} parameters cannot be `&mut`; take the value instead",
+                    kind.attr()
+                ),
+            ));
         }
         Type::Reference(r) => {
             let span = r.elem.span();
@@ -512,20 +543,20 @@ fn field_type(kind: Kind, ty: &Type) -> darling::Result<(Type, bool)> {
 
 /// Makes a field type nameable in a struct without lifetime parameters: elided and `'_`
 /// lifetimes of `Cow` become `'static`; references nested in other types are refused.
-fn owned_lifetimes(ty: &mut Type) -> darling::Result<()> {
+fn owned_lifetimes(ty: &mut Type) -> syn::Result<()> {
     match ty {
-        Type::Reference(_) => Err(darling::Error::custom(
+        Type::Reference(_) => Err(error(
+            ty,
             "references inside other types are not supported in parameters; use an owned \
              type (`String`, `Vec<T>`, …)",
-        )
-        .with_span(ty)),
+        )),
         Type::Slice(s) => owned_lifetimes(&mut s.elem),
         Type::Array(a) => owned_lifetimes(&mut a.elem),
         Type::Paren(p) => owned_lifetimes(&mut p.elem),
         Type::Group(g) => owned_lifetimes(&mut g.elem),
         Type::Tuple(t) => t.elems.iter_mut().try_for_each(owned_lifetimes),
         Type::Path(p) => {
-            let mut errors = darling::Error::accumulator();
+            let mut errors = Errors::new();
             for seg in &mut p.path.segments {
                 let is_cow = seg.ident == "Cow";
                 if let PathArguments::AngleBracketed(a) = &mut seg.arguments {

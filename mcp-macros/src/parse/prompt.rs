@@ -4,7 +4,7 @@ use darling::FromMeta;
 use proc_macro2::TokenStream;
 use syn::{LitStr, Path};
 
-use super::{CommonArgs, Kind, TextExpr, common, function, parse_args, parse_item};
+use super::{CommonArgs, Errors, Kind, TextExpr, common, function, parse_args, parse_item};
 use crate::model::PromptModel;
 
 /// The arguments of `#[prompt(…)]`.
@@ -28,9 +28,9 @@ fn check_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
-pub(crate) fn prompt(args: TokenStream, item: TokenStream) -> darling::Result<PromptModel> {
+pub(crate) fn prompt(args: TokenStream, item: TokenStream) -> syn::Result<PromptModel> {
     let item = parse_item(Kind::Prompt, item)?;
-    let mut acc = darling::Error::accumulator();
+    let mut acc = Errors::new();
     let args = acc.handle(parse_args::<PromptArgs>(args));
     let func = function(Kind::Prompt, item, &mut acc);
     let Some(args) = args else {

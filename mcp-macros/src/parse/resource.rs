@@ -5,7 +5,8 @@ use proc_macro2::{Span, TokenStream};
 use syn::{LitStr, Path};
 
 use super::{
-    CommonArgs, Kind, TextExpr, common, function, parse_args, parse_item, template_variables,
+    CommonArgs, Errors, Kind, TextExpr, common, error, function, parse_args, parse_item,
+    template_variables,
 };
 use crate::model::{CacheScope, ResourceKind, ResourceModel};
 
@@ -36,9 +37,9 @@ fn check_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
-pub(crate) fn resource(args: TokenStream, item: TokenStream) -> darling::Result<ResourceModel> {
+pub(crate) fn resource(args: TokenStream, item: TokenStream) -> syn::Result<ResourceModel> {
     let item = parse_item(Kind::Resource, item)?;
-    let mut acc = darling::Error::accumulator();
+    let mut acc = Errors::new();
     let args = acc.handle(parse_args::<ResourceArgs>(args));
     let func = function(Kind::Resource, item, &mut acc);
     let Some(args) = args else {
@@ -48,60 +49,58 @@ pub(crate) fn resource(args: TokenStream, item: TokenStream) -> darling::Result<
     let kind = match (args.uri, args.template) {
         (Some(uri), None) => {
             if !uri.value().contains(':') || uri.value().contains(char::is_whitespace) {
-                acc.push(
-                    darling::Error::custom(format!(
+                acc.push(error(
+                    &uri,
+                    format!(
                         "`{}` is not an absolute URI (such as \"file:///notes.txt\")",
                         uri.value()
-                    ))
-                    .with_span(&uri),
-                );
+                    ),
+                ));
             }
             if uri.value().contains(['{', '}']) {
-                acc.push(
-                    darling::Error::custom(
-                        "this URI has `{…}` variables: declare it with `template = \"…\"`",
-                    )
-                    .with_span(&uri),
-                );
+                acc.push(error(
+                    &uri,
+                    "this URI has `{…}` variables: declare it with `template = \"…\"`",
+                ));
             }
             for (p, _) in func.args() {
-                acc.push(
-                    darling::Error::custom(format!(
+                acc.push(error(
+                    &p.ident,
+                    format!(
                         "a static resource (`uri = …`) takes only context parameters; to read \
                          `{0}` from the URI, use `template = \"…{{{0}}}…\"`",
                         p.name
-                    ))
-                    .with_span(&p.ident),
-                );
+                    ),
+                ));
             }
             Some(ResourceKind::Static { uri })
         }
         (None, Some(template)) => {
             match template_variables(&template.value()) {
-                Err(e) => acc.push(darling::Error::custom(e).with_span(&template)),
+                Err(e) => acc.push(error(&template, e)),
                 Ok(vars) => {
                     for var in &vars {
                         if !func.args().any(|(p, _)| &p.name == var) {
-                            acc.push(
-                                darling::Error::custom(format!(
+                            acc.push(error(
+                                &template,
+                                format!(
                                     "template variable `{var}` has no parameter: add \
                                      `{var}: String` (or another type) to the function"
-                                ))
-                                .with_span(&template),
-                            );
+                                ),
+                            ));
                         }
                     }
                     for (p, _) in func.args() {
                         if !vars.contains(&p.name) {
-                            acc.push(
-                                darling::Error::custom(format!(
+                            acc.push(error(
+                                &p.ident,
+                                format!(
                                     "parameter `{}` is not a variable of the URI template \
                                      \"{}\" (mark context parameters with #[ctx])",
                                     p.name,
                                     template.value()
-                                ))
-                                .with_span(&p.ident),
-                            );
+                                ),
+                            ));
                         }
                     }
                 }
@@ -109,23 +108,19 @@ pub(crate) fn resource(args: TokenStream, item: TokenStream) -> darling::Result<
             Some(ResourceKind::Template { template })
         }
         (Some(_), Some(template)) => {
-            acc.push(
-                darling::Error::custom(
-                    "a resource has either `uri = …` (one resource) or `template = …` (a URI \
+            acc.push(error(
+                &template,
+                "a resource has either `uri = …` (one resource) or `template = …` (a URI \
                      template), not both",
-                )
-                .with_span(&template),
-            );
+            ));
             None
         }
         (None, None) => {
-            acc.push(
-                darling::Error::custom(
-                    "#[resource] needs `uri = \"…\"` (one resource) or `template = \"…\"` (a URI \
+            acc.push(syn::Error::new(
+                Span::call_site(),
+                "#[resource] needs `uri = \"…\"` (one resource) or `template = \"…\"` (a URI \
                      template)",
-                )
-                .with_span(&Span::call_site()),
-            );
+            ));
             None
         }
     };
@@ -134,30 +129,25 @@ pub(crate) fn resource(args: TokenStream, item: TokenStream) -> darling::Result<
         "public" => Some(CacheScope::Public),
         "private" => Some(CacheScope::Private),
         other => {
-            acc.push(
-                darling::Error::custom(format!(
-                    "cache_scope must be \"public\" or \"private\", not {other:?}"
-                ))
-                .with_span(&s),
-            );
+            acc.push(error(
+                &s,
+                format!("cache_scope must be \"public\" or \"private\", not {other:?}"),
+            ));
             None
         }
     });
     if let Some(mime) = &args.mime
         && !mime.value().contains('/')
     {
-        acc.push(
-            darling::Error::custom("mime must be a MIME type such as \"text/plain\"")
-                .with_span(mime),
-        );
+        acc.push(error(
+            mime,
+            "mime must be a MIME type such as \"text/plain\"",
+        ));
     }
     if matches!(kind, Some(ResourceKind::Static { .. })) {
         for (p, a) in func.args() {
             if a.completer.is_some() {
-                acc.push(
-                    darling::Error::custom("#[complete] needs a template variable")
-                        .with_span(&p.ident),
-                );
+                acc.push(error(&p.ident, "#[complete] needs a template variable"));
             }
         }
     }

@@ -4,7 +4,7 @@ use darling::FromMeta;
 use proc_macro2::TokenStream;
 use syn::{LitStr, Path};
 
-use super::{CommonArgs, Kind, TextExpr, common, function, parse_args, parse_item};
+use super::{CommonArgs, Errors, Kind, TextExpr, common, function, parse_args, parse_item};
 use crate::model::{Annotations, ToolModel};
 
 /// The arguments of `#[tool(…)]`.
@@ -41,9 +41,9 @@ fn check_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
-pub(crate) fn tool(args: TokenStream, item: TokenStream) -> darling::Result<ToolModel> {
+pub(crate) fn tool(args: TokenStream, item: TokenStream) -> syn::Result<ToolModel> {
     let item = parse_item(Kind::Tool, item)?;
-    let mut acc = darling::Error::accumulator();
+    let mut acc = Errors::new();
     let args = acc.handle(parse_args::<ToolArgs>(args));
     let func = function(Kind::Tool, item, &mut acc);
     let Some(args) = args else {
