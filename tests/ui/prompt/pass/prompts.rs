@@ -2,8 +2,8 @@
 #![deny(warnings)]
 
 use mcp_framework::{
-    Completion, CompletionRequest, Content, Context, GetPromptResult, PromptMessage, Role,
-    Server, prompt, prompts,
+    Completion, CompletionRequest, Content, Context, GetPromptResult, PromptMessage, Role, Server,
+    prompt, prompts,
 };
 
 fn languages(req: CompletionRequest) -> Vec<String> {
@@ -25,7 +25,11 @@ mod completers {
 }
 
 /// Asks for a code review.
-#[prompt(name = "code-review", title = "Code review", icon = "https://example.com/r.png")]
+#[prompt(
+    name = "code-review",
+    title = "Code review",
+    icon = "https://example.com/r.png"
+)]
 fn code_review(
     /// The language.
     #[complete(languages)]

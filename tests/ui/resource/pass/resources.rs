@@ -47,7 +47,10 @@ struct Item {
 }
 
 /// A template with several variables.
-#[resource(template = "test://template/{id}/data{/section}{?page,size}", mime = "application/json")]
+#[resource(
+    template = "test://template/{id}/data{/section}{?page,size}",
+    mime = "application/json"
+)]
 async fn item(
     #[complete(ids)] id: u32,
     section: String,
@@ -62,7 +65,11 @@ async fn item(
 /// Explicit contents.
 #[resource(template = "file:///{+path}")]
 fn file(path: &str) -> Vec<ResourceContents> {
-    vec![ResourceContents::text(format!("file:///{path}"), "text/plain", "x")]
+    vec![ResourceContents::text(
+        format!("file:///{path}"),
+        "text/plain",
+        "x",
+    )]
 }
 
 /// Not registered.
@@ -73,7 +80,14 @@ fn later() -> &'static str {
 
 fn main() {
     Server::builder()
-        .resources(resources![static_text, static_blob, bytes, item, file, later])
+        .resources(resources![
+            static_text,
+            static_blob,
+            bytes,
+            item,
+            file,
+            later
+        ])
         .build()
         .unwrap();
 }

@@ -107,6 +107,15 @@ fn fixed() -> &'static str {
 }
 
 fn main() {
-    let set = tools![forecast, checked, text_or_error, text, content, full, list, fixed];
+    let set = tools![
+        forecast,
+        checked,
+        text_or_error,
+        text,
+        content,
+        full,
+        list,
+        fixed
+    ];
     assert_eq!(set.len(), 8);
 }
