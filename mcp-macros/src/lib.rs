@@ -7,7 +7,9 @@
 //! attributes it owns), so that call sites do not pile up follow-on errors.
 //!
 //! Set `MCP_MACROS_DEBUG=1` to print every expansion to stderr while compiling, or
-//! `MCP_MACROS_DEBUG=add,greet` to print only those functions'.
+//! `MCP_MACROS_DEBUG=add,greet` to print only those functions'. Cargo does not know that
+//! the macros read the variable: touch the source file (or `cargo clean -p <crate>`) so
+//! that it is compiled again.
 
 use proc_macro::TokenStream;
 

@@ -521,6 +521,16 @@ fn field_type(kind: Kind, ty: &Type) -> syn::Result<(Type, bool)> {
                 ),
             ));
         }
+        Type::Reference(r) if r.lifetime.as_ref().is_some_and(|l| l.ident == "static") => {
+            return Err(error(
+                ty,
+                format!(
+                    "{} parameters cannot be `&'static`: they borrow from the request's \
+                     arguments; take the owned value instead",
+                    kind.attr()
+                ),
+            ));
+        }
         Type::Reference(r) => {
             let span = r.elem.span();
             let owned: Type = match &*r.elem {

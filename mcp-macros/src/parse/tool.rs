@@ -334,6 +334,24 @@ mod tests {
     }
 
     #[test]
+    fn variadics_and_static_references_rejected() {
+        let e = errors(
+            quote!(),
+            quote!(
+                unsafe extern "C" fn f(a: u8, ...) {}
+            ),
+        );
+        assert!(e.iter().any(|e| e.contains("cannot be variadic")), "{e:?}");
+        let e = errors(
+            quote!(),
+            quote!(
+                fn f(a: &'static str) {}
+            ),
+        );
+        assert!(e[0].contains("cannot be `&'static`"), "{e:?}");
+    }
+
+    #[test]
     fn where_clause_and_complete_rejected() {
         let e = errors(
             quote!(),
