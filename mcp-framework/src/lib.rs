@@ -54,9 +54,9 @@ pub mod __private {
     pub use crate::completion::completer;
     pub use crate::context::{Context, FromContext};
     pub use crate::outcome::{
-        IntoPromptResult, IntoResourceContents, Probe, ToolOutput, ViaContent, ViaResultContent,
-        ViaResultStructured, ViaStructured, decode_arguments, decode_prompt_arguments,
-        decode_variables,
+        IntoPromptResult, IntoResourceContents, IntoToolResult, Probe, ToolOutput, ViaContent,
+        ViaResultContent, ViaResultStructured, ViaStructured, decode_arguments,
+        decode_prompt_arguments, decode_variables,
     };
     pub use crate::protocol::{CacheScope, Icon, ToolAnnotations};
     pub use crate::registry::{

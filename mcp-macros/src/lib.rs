@@ -1,21 +1,234 @@
-//! Procedural macros for `mcp-framework`. Use them through `mcp_framework`'s re-exports.
+//! Procedural macros for `mcp-framework`: `#[tool]`, `#[prompt]` and `#[resource]`. Use
+//! them through `mcp_framework`'s re-exports.
+//!
+//! Each macro is three steps: `parse` (darling and syn; every diagnostic comes from there,
+//! all of them reported at once), `model` (plain data) and `expand` (tokens; never fails).
+//! When parsing fails the macro emits the errors *and* the function (minus the parameter
+//! attributes it owns), so that call sites do not pile up follow-on errors.
+//!
+//! Set `MCP_MACROS_DEBUG=1` to print every expansion to stderr while compiling, or
+//! `MCP_MACROS_DEBUG=add,greet` to print only those functions'. Cargo does not know that
+//! the macros read the variable: touch the source file (or `cargo clean -p <crate>`) so
+//! that it is compiled again.
 
 use proc_macro::TokenStream;
 
-/// Placeholder.
+mod docs;
+mod expand;
+mod model;
+mod parse;
+
+/// Turns a function into an MCP tool.
+///
+/// The function's parameters become the tool's arguments (its input schema is derived with
+/// `schemars`), its doc comment the description, and its return value the result: text
+/// for `String`, content for `Content`/`Vec<Content>`/`CallToolResult`, and
+/// `structuredContent` with an `outputSchema` for any other `Serialize + JsonSchema` type.
+/// `Result<T, E>` returns `T` as above or `E`'s message as an `isError` result. The tool
+/// is served by every `Server` built without an explicit tool set, or by name in
+/// `tools![add]`.
+///
+/// ```
+/// use mcp_framework::tool;
+///
+/// /// Adds two numbers.
+/// #[tool(read_only)]
+/// async fn add(a: f64, /** The right operand. */ b: f64) -> f64 {
+///     a + b
+/// }
+/// # fn main() { let _ = mcp_framework::tools![add]; }
+/// ```
+///
+/// # Grammar
+///
+/// ```text
+/// #[tool]
+/// #[tool(option, …)]
+///
+/// option:
+///     name = "…"                   the tool's name (default: the function's name)
+///     title = "…"                  a human-readable title
+///     description = "…"            overrides the doc comment (also `include_str!("…")`)
+///     read_only                    annotations: a bare flag is `= true`;
+///     destructive = bool             each becomes the matching `…Hint`
+///     idempotent = bool
+///     open_world = bool
+///     icon = "https://…"           an icon (repeatable)
+///     meta = r#"{"k": 1}"#         `_meta` of the definition, a JSON object
+///     register = false             not collected automatically (add it with `tools![…]`)
+///     crate = path                 where `mcp_framework` is (default `::mcp_framework`)
+///
+/// parameter:
+///     [/// doc] name: Type                 an argument; the doc is its description
+///     [/// doc] #[header("Name")] name: T  also sent as the `Mcp-Param-Name` HTTP header
+///                                          (T: string, integer or bool, maybe in Option)
+///     #[ctx] name: T | name: Context       injected (`FromContext`), not an argument
+/// ```
+///
+/// `&str`, `&[T]` and `&T` parameters are decoded as `String`, `Vec<T>` and `T`. The
+/// function must be a free function (not a method), without generics, `unsafe` or ABI;
+/// parameters are plain names.
+///
+/// ```compile_fail
+/// use mcp_framework::tool;
+///
+/// struct Calculator;
+/// impl Calculator {
+///     #[tool] // error: #[tool] goes on free functions, not methods
+///     fn add(&self, a: f64, b: f64) -> f64 { a + b }
+/// }
+/// # fn main() {}
+/// ```
 #[proc_macro_attribute]
-pub fn tool(_: TokenStream, item: TokenStream) -> TokenStream {
-    item
+pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
+    let item = proc_macro2::TokenStream::from(item);
+    let out = parse::tool(args.into(), item.clone())
+        .map(|m| debug("tool", &m.func.ident, expand::tool(&m)));
+    finish(out, item)
 }
 
-/// Placeholder.
+/// Turns a function into an MCP prompt.
+///
+/// The parameters are the prompt's arguments (doc comments become their descriptions;
+/// `Option` ones are optional). Clients send strings; they are converted to the parameter
+/// types (`"42"` for a `u32`). The function returns a `String` (one user message), a
+/// `PromptMessage`, a `Vec<PromptMessage>` or a `GetPromptResult`, optionally in a
+/// `Result`.
+///
+/// ```
+/// use mcp_framework::{CompletionRequest, prompt};
+///
+/// fn languages(req: CompletionRequest) -> Vec<String> {
+///     req.matching(["python", "rust"])
+/// }
+///
+/// /// Asks for a code review.
+/// #[prompt(title = "Code review")]
+/// fn code_review(#[complete(languages)] language: String, code: String) -> String {
+///     format!("Review this {language} code:\n{code}")
+/// }
+/// # fn main() { let _ = mcp_framework::prompts![code_review]; }
+/// ```
+///
+/// # Grammar
+///
+/// ```text
+/// #[prompt]
+/// #[prompt(option, …)]
+///
+/// option:
+///     name = "…" | title = "…" | description = "…" | icon = "…" | meta = "…"
+///     register = false | crate = path                  (as for #[tool])
+///
+/// parameter:
+///     [/// doc] [#[complete(path::to::completer)]] name: Type
+///     #[ctx] name: T | name: Context
+/// ```
+///
+/// ```compile_fail
+/// use mcp_framework::prompt;
+///
+/// #[prompt]
+/// fn greet<T>(name: T) -> String { String::new() } // error: cannot be generic
+/// # fn main() {}
+/// ```
 #[proc_macro_attribute]
-pub fn prompt(_: TokenStream, item: TokenStream) -> TokenStream {
-    item
+pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
+    let item = proc_macro2::TokenStream::from(item);
+    let out = parse::prompt(args.into(), item.clone())
+        .map(|m| debug("prompt", &m.func.ident, expand::prompt(&m)));
+    finish(out, item)
 }
 
-/// Placeholder.
+/// Turns a function into an MCP resource (`uri = …`) or resource template
+/// (`template = …`).
+///
+/// A static resource's function takes only context parameters. A template's function
+/// takes exactly one parameter per template variable (RFC 6570: `{id}`, `{+path}`,
+/// `{?q,page}`…), converted from the matched text to the parameter type. It returns a
+/// `String` (text), `Vec<u8>` or `Blob` (binary), `Json<T>`, `ResourceContents` or
+/// `Vec<ResourceContents>`, optionally in a `Result`.
+///
+/// ```
+/// use mcp_framework::resource;
+///
+/// /// The README.
+/// #[resource(uri = "file:///README.md", mime = "text/markdown")]
+/// fn readme() -> String {
+///     "# Hello".into()
+/// }
+///
+/// /// One user's profile.
+/// #[resource(template = "users://{id}/profile", mime = "application/json")]
+/// async fn profile(id: u64) -> String {
+///     format!("{{\"id\":{id}}}")
+/// }
+/// # fn main() { let _ = mcp_framework::resources![readme, profile]; }
+/// ```
+///
+/// # Grammar
+///
+/// ```text
+/// #[resource(uri = "scheme:…", option, …)]
+/// #[resource(template = "scheme:…{var}…", option, …)]
+///
+/// option:
+///     name = "…"                   default: the function's name
+///     title = "…" | description = "…" | icon = "…" | meta = "…"
+///     mime = "type/subtype"
+///     size = 123                   size in bytes
+///     ttl_ms = 60000               `ttlMs` of `resources/read` results
+///     cache_scope = "public" | "private"
+///     register = false | crate = path
+///
+/// parameter (templates):
+///     [#[complete(path::to::completer)]] var: Type
+/// parameter (both):
+///     #[ctx] name: T | name: Context
+/// ```
+///
+/// ```compile_fail
+/// use mcp_framework::resource;
+///
+/// #[resource(template = "users://{id}")]
+/// fn user(name: String) -> String { name } // error: `id` has no parameter
+/// # fn main() {}
+/// ```
 #[proc_macro_attribute]
-pub fn resource(_: TokenStream, item: TokenStream) -> TokenStream {
-    item
+pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
+    let item = proc_macro2::TokenStream::from(item);
+    let out = parse::resource(args.into(), item.clone())
+        .map(|m| debug("resource", &m.func.ident, expand::resource(&m)));
+    finish(out, item)
+}
+
+/// The expansion, or the errors followed by the function itself.
+fn finish(
+    out: syn::Result<proc_macro2::TokenStream>,
+    item: proc_macro2::TokenStream,
+) -> TokenStream {
+    match out {
+        Ok(tokens) => tokens.into(),
+        Err(e) => {
+            let mut tokens = e.to_compile_error();
+            tokens.extend(parse::fallback_item(item));
+            tokens.into()
+        }
+    }
+}
+
+/// Prints the expansion when `MCP_MACROS_DEBUG` asks for it.
+fn debug(
+    kind: &str,
+    ident: &syn::Ident,
+    tokens: proc_macro2::TokenStream,
+) -> proc_macro2::TokenStream {
+    if let Ok(filter) = std::env::var("MCP_MACROS_DEBUG") {
+        let name = ident.to_string();
+        let all = matches!(filter.trim(), "1" | "true" | "all" | "*");
+        if all || filter.split(',').any(|f| f.trim() == name) {
+            eprintln!("// ---- #[{kind}] {name} ----\n{tokens}\n");
+        }
+    }
+    tokens
 }

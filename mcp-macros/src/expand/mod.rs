@@ -1,0 +1,231 @@
+//! Model → tokens. Nothing here fails: every check happened in `parse`.
+//!
+//! Shape of every expansion: the user's function, a braced proxy struct of the same name
+//! (type namespace only, so it sits beside the function), and a `const _: () = { … };`
+//! holding the arguments struct, the handler impl and the `inventory` submission. Every
+//! path is absolute (`::core`, `::std`, or `__mcp`, an alias of the runtime's
+//! `__private` module); generated names start with `__mcp_`.
+
+mod prompt;
+mod resource;
+mod tool;
+
+pub(crate) use prompt::prompt;
+pub(crate) use resource::resource;
+pub(crate) use tool::tool;
+
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Ident, Path};
+
+use crate::model::{Common, FnModel, ParamKind};
+
+/// The lints generated code must never trigger in the user's crate.
+fn allow_lints() -> TokenStream {
+    quote! {
+        #[allow(
+            clippy::all,
+            clippy::pedantic,
+            clippy::nursery,
+            dead_code,
+            missing_docs,
+            missing_debug_implementations,
+            non_camel_case_types,
+            non_snake_case,
+            unreachable_pub,
+            unused_qualifications,
+        )]
+    }
+}
+
+/// `path` as source text without spaces (`::mcp_framework::__private::serde`), for the
+/// `crate = "…"` options of serde and schemars.
+fn path_string(path: &Path, suffix: &str) -> String {
+    let mut s = String::new();
+    if path.leading_colon.is_some() {
+        s.push_str("::");
+    }
+    let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    s.push_str(&segments.join("::"));
+    s.push_str(suffix);
+    s
+}
+
+/// The braced proxy struct named like the function: `tools![add]` names it.
+fn proxy_struct(func: &FnModel) -> TokenStream {
+    let FnModel { ident, vis, .. } = func;
+    let allow = allow_lints();
+    quote! {
+        #[doc(hidden)]
+        #allow
+        #vis struct #ident {}
+    }
+}
+
+/// `use …::__private as __mcp;`
+fn use_private(common: &Common) -> TokenStream {
+    let krate = &common.krate;
+    quote!(use #krate::__private as __mcp;)
+}
+
+/// The name of the arguments struct.
+fn args_ident(func: &FnModel) -> Ident {
+    use syn::ext::IdentExt;
+    format_ident!("__mcp_args_{}", func.ident.unraw())
+}
+
+/// The struct the arguments deserialize into (and whose schema is the input schema).
+fn args_struct(common: &Common, func: &FnModel, deny_unknown_fields: bool) -> TokenStream {
+    let name = args_ident(func);
+    let serde_crate = path_string(&common.krate, "::__private::serde");
+    let schemars_crate = path_string(&common.krate, "::__private::schemars");
+    let deny = deny_unknown_fields.then(|| quote!(, deny_unknown_fields));
+    let fields = func.args().map(|(p, a)| {
+        let ident = &p.ident;
+        let ty = &a.field_ty;
+        let description = a
+            .description
+            .as_ref()
+            .map(|d| quote!(#[schemars(description = #d)]));
+        let header = a
+            .header
+            .as_ref()
+            .map(|h| quote!(#[schemars(extend("x-mcp-header" = #h))]));
+        quote! {
+            #description
+            #header
+            #ident: #ty,
+        }
+    });
+    quote! {
+        #[derive(__mcp::serde::Deserialize, __mcp::schemars::JsonSchema)]
+        #[serde(crate = #serde_crate #deny)]
+        #[schemars(crate = #schemars_crate)]
+        struct #name {
+            #(#fields)*
+        }
+    }
+}
+
+/// The statements that extract context parameters, and the call of the user's function
+/// (awaited if it is async). Arguments come from `__mcp_args`, the context from
+/// `__mcp_cx`.
+fn call(func: &FnModel) -> (TokenStream, TokenStream) {
+    let mut lets = TokenStream::new();
+    let mut args = Vec::new();
+    let mut n = 0usize;
+    for p in &func.params {
+        match &p.kind {
+            ParamKind::Arg(a) => {
+                let ident = &p.ident;
+                args.push(if a.by_ref {
+                    quote!(&__mcp_args.#ident)
+                } else {
+                    quote!(__mcp_args.#ident)
+                });
+            }
+            ParamKind::Context(c) => {
+                let var = format_ident!("__mcp_ctx{}", n);
+                n += 1;
+                let ty = &c.ty;
+                // Spanned at the user's type: a type that is not `FromContext` is reported
+                // there.
+                let from = quote_spanned!(ty.span()=> <#ty as __mcp::FromContext>::from_context);
+                lets.extend(quote!(let #var = #from(&__mcp_cx);));
+                args.push(if c.by_ref {
+                    quote!(&#var)
+                } else {
+                    quote!(#var)
+                });
+            }
+        }
+    }
+    let ident = &func.ident;
+    let output = &func.output;
+    let awaited = func.is_async.then(|| quote!(.await));
+    let call = quote! {
+        let __mcp_out: #output = #ident(#(#args),*) #awaited;
+    };
+    (lets, call)
+}
+
+/// The name of the context parameter of the generated handler: `_` when no parameter
+/// needs it (no unused-variable warning).
+fn cx_param(func: &FnModel) -> TokenStream {
+    if func.has_context() {
+        quote!(__mcp_cx)
+    } else {
+        quote!(_)
+    }
+}
+
+/// `.title(…)`, `.description(…)`, `.icon(…)`, `.meta_json(…)`.
+fn common_builder(common: &Common) -> TokenStream {
+    let mut out = TokenStream::new();
+    if let Some(t) = &common.title {
+        out.extend(quote!(.title(#t)));
+    }
+    if let Some(d) = &common.description {
+        out.extend(quote!(.description(#d)));
+    }
+    for icon in &common.icons {
+        out.extend(quote!(.icon(__mcp::Icon::new(#icon))));
+    }
+    if let Some(m) = &common.meta {
+        out.extend(quote!(.meta_json(#m)));
+    }
+    out
+}
+
+/// `.complete("arg", __mcp::completer(path))` for every `#[complete]` parameter.
+fn completers(func: &FnModel) -> TokenStream {
+    let mut out = TokenStream::new();
+    for (p, a) in func.args() {
+        if let Some(path) = &a.completer {
+            let name = &p.name;
+            let wrapped = quote_spanned!(path.span()=> __mcp::completer(#path));
+            out.extend(quote!(.complete(#name, #wrapped)));
+        }
+    }
+    out
+}
+
+fn location() -> TokenStream {
+    quote!(.location(__mcp::Location::new(::core::file!(), ::core::line!())))
+}
+
+/// Assembles the pieces.
+fn assemble(func: &FnModel, inner: &TokenStream) -> TokenStream {
+    let item = &func.item;
+    let proxy = proxy_struct(func);
+    let allow = allow_lints();
+    quote! {
+        #item
+        #proxy
+        #allow
+        const _: () = {
+            #inner
+        };
+    }
+}
+
+/// The spans of the first and last tokens of the return type (of the function's name
+/// when it has none): code spanned from one to the other is reported over the whole type.
+fn output_span(func: &FnModel) -> (Span, Span) {
+    match &func.item.sig.output {
+        syn::ReturnType::Type(_, ty) => {
+            let tokens: Vec<_> = ty.to_token_stream().into_iter().collect();
+            let first = tokens.first().map_or_else(|| ty.span(), |t| t.span());
+            let last = tokens.last().map_or(first, |t| t.span());
+            (first, last)
+        }
+        syn::ReturnType::Default => (func.ident.span(), func.ident.span()),
+    }
+}
+
+/// `Box::pin(async move { body })`, spanned at the function's name: a future that is not
+/// `Send` is reported there (the notes then point at the offending `.await`).
+fn future(func: &FnModel, body: &TokenStream) -> TokenStream {
+    quote_spanned!(func.ident.span()=> ::std::boxed::Box::pin(async move { #body }))
+}

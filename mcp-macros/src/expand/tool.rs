@@ -1,0 +1,126 @@
+//! `#[tool]` → `ToolHandler`.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+
+use super::{
+    args_ident, args_struct, assemble, call, common_builder, cx_param, future, location,
+    output_span, use_private,
+};
+use crate::model::{Annotations, ToolModel};
+
+pub(crate) fn tool(model: &ToolModel) -> TokenStream {
+    let ToolModel {
+        common,
+        func,
+        annotations,
+    } = model;
+    let ident = &func.ident;
+    let name = &common.name;
+    let args = args_ident(func);
+    let args_struct = args_struct(common, func, true);
+    let output = &func.output;
+    let builder = common_builder(common);
+    let annotations = annotations_builder(annotations);
+    let location = location();
+    let (lets, call) = call(func);
+    let cx = cx_param(func);
+    // The conversion of the return type is picked by autoref specialization in the
+    // runtime. The call is spanned over the return type (receiver at its first token,
+    // method at its last), so that an unsupported type is reported there.
+    let (first, last) = output_span(func);
+    let receiver = quote_spanned!(first=> (&&&&__mcp::Probe::<#output>::NEW));
+    let method = quote_spanned!(last=> tool_output);
+    let probe = quote!(#receiver.#method());
+    let submit = common
+        .register
+        .then(|| quote!(__mcp::submit_tool!(#ident);));
+    let future = future(
+        func,
+        &quote! {
+            let __mcp_args: #args = match __mcp::decode_arguments(__mcp_arguments) {
+                ::core::result::Result::Ok(__mcp_args) => __mcp_args,
+                ::core::result::Result::Err(__mcp_result) => return __mcp_result,
+            };
+            #lets
+            #call
+            (__mcp_output().convert)(__mcp_out)
+        },
+    );
+    let use_private = use_private(common);
+    let inner = quote! {
+        #use_private
+
+        #args_struct
+
+        fn __mcp_output() -> __mcp::ToolOutput<#output> {
+            #[allow(unused_imports)]
+            use __mcp::{
+                ViaContent as _, ViaResultContent as _, ViaResultStructured as _,
+                ViaStructured as _,
+            };
+            // The end of the autoref chain (by value on `Probe<T>`): chosen only when no
+            // conversion applies, and then its `where` clause fails with the runtime's
+            // diagnostic ("`T` cannot be returned from a `#[tool]` function").
+            trait __McpUnsupported<T> {
+                fn tool_output(self) -> __mcp::ToolOutput<T>
+                where
+                    T: __mcp::IntoToolResult;
+            }
+            impl<T> __McpUnsupported<T> for __mcp::Probe<T> {
+                fn tool_output(self) -> __mcp::ToolOutput<T>
+                where
+                    T: __mcp::IntoToolResult,
+                {
+                    ::core::unreachable!()
+                }
+            }
+            #probe
+        }
+
+        impl __mcp::ToolHandler for #ident {
+            fn definition() -> __mcp::ToolDefinition {
+                __mcp::ToolDefinition::new(#name, __mcp::input_schema_for::<#args>())
+                    #builder
+                    .output_schema(__mcp_output().schema.map(|__mcp_schema| __mcp_schema()))
+                    #annotations
+                    #location
+            }
+
+            fn call(
+                __mcp_arguments: __mcp::Value,
+                #cx: __mcp::Context,
+            ) -> __mcp::BoxFuture<__mcp::ToolResult> {
+                #future
+            }
+        }
+
+        #submit
+    };
+    assemble(func, &inner)
+}
+
+fn annotations_builder(a: &Annotations) -> TokenStream {
+    if a.is_empty() {
+        return TokenStream::new();
+    }
+    let hint = |v: Option<bool>| match v {
+        Some(b) => quote!(::core::option::Option::Some(#b)),
+        None => quote!(::core::option::Option::None),
+    };
+    let (r, d, i, o) = (
+        hint(a.read_only),
+        hint(a.destructive),
+        hint(a.idempotent),
+        hint(a.open_world),
+    );
+    quote! {
+        .annotations(__mcp::ToolAnnotations {
+            read_only_hint: #r,
+            destructive_hint: #d,
+            idempotent_hint: #i,
+            open_world_hint: #o,
+            ..::core::default::Default::default()
+        })
+    }
+}

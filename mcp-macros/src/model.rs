@@ -1,0 +1,139 @@
+//! What the parsers produce and the expanders consume: plain data, already validated. No
+//! raw attributes are left in here (the user's function is kept only to be re-emitted,
+//! with its parameter attributes stripped).
+
+use syn::{Ident, ItemFn, LitStr, Path, Type, Visibility};
+
+use crate::docs::Docs;
+
+/// Everything a `#[tool]` expands from.
+pub(crate) struct ToolModel {
+    pub(crate) common: Common,
+    pub(crate) func: FnModel,
+    pub(crate) annotations: Annotations,
+}
+
+/// Everything a `#[prompt]` expands from.
+pub(crate) struct PromptModel {
+    pub(crate) common: Common,
+    pub(crate) func: FnModel,
+}
+
+/// Everything a `#[resource]` expands from.
+pub(crate) struct ResourceModel {
+    pub(crate) common: Common,
+    pub(crate) func: FnModel,
+    pub(crate) kind: ResourceKind,
+    pub(crate) mime: Option<String>,
+    pub(crate) size: Option<u64>,
+    pub(crate) ttl_ms: Option<u64>,
+    pub(crate) cache_scope: Option<CacheScope>,
+}
+
+/// Options shared by the three macros.
+pub(crate) struct Common {
+    /// The wire name (`name = …`, else the function's name).
+    pub(crate) name: String,
+    pub(crate) title: Option<String>,
+    /// `description = …`, else the function's doc comment.
+    pub(crate) description: Option<Docs>,
+    pub(crate) icons: Vec<String>,
+    /// `_meta` as a JSON object literal (the runtime parses it in `build()`).
+    pub(crate) meta: Option<String>,
+    /// Submit to `inventory` for automatic collection.
+    pub(crate) register: bool,
+    /// The path of the `mcp_framework` crate (`crate = …`).
+    pub(crate) krate: Path,
+}
+
+/// The annotated function.
+pub(crate) struct FnModel {
+    /// The user's function with the parameter attributes the macros own removed.
+    pub(crate) item: ItemFn,
+    pub(crate) ident: Ident,
+    pub(crate) vis: Visibility,
+    pub(crate) is_async: bool,
+    pub(crate) params: Vec<Param>,
+    /// The return type (`()` when there is none), with the user's tokens and spans.
+    pub(crate) output: Type,
+}
+
+impl FnModel {
+    /// The parameters that come from the request's arguments (not from the context).
+    pub(crate) fn args(&self) -> impl Iterator<Item = (&Param, &ArgParam)> {
+        self.params.iter().filter_map(|p| match &p.kind {
+            ParamKind::Arg(a) => Some((p, a)),
+            ParamKind::Context(_) => None,
+        })
+    }
+
+    pub(crate) fn has_context(&self) -> bool {
+        self.params
+            .iter()
+            .any(|p| matches!(p.kind, ParamKind::Context(_)))
+    }
+}
+
+/// One parameter of the function.
+pub(crate) struct Param {
+    /// The binding, as written (possibly a raw identifier such as `r#type`).
+    pub(crate) ident: Ident,
+    /// The name on the wire (`type` for `r#type`).
+    pub(crate) name: String,
+    pub(crate) kind: ParamKind,
+}
+
+pub(crate) enum ParamKind {
+    /// Decoded from the arguments (tool), arguments (prompt) or URI variables (template).
+    Arg(ArgParam),
+    /// Injected through `FromContext` (`#[ctx]`, or a parameter of type `Context`).
+    Context(ContextParam),
+}
+
+pub(crate) struct ArgParam {
+    /// The field type in the generated arguments struct: the user's type, or for a
+    /// reference the owned type it borrows from (`&str` → `String`, `&[T]` → `Vec<T>`,
+    /// `&T` → `T`).
+    pub(crate) field_ty: Type,
+    /// Pass `&__args.x` instead of `__args.x`.
+    pub(crate) by_ref: bool,
+    pub(crate) description: Option<Docs>,
+    /// `#[header("Name")]`: mirrored into `Mcp-Param-Name` (`x-mcp-header`).
+    pub(crate) header: Option<String>,
+    /// `#[complete(path)]`: a completer function.
+    pub(crate) completer: Option<Path>,
+}
+
+pub(crate) struct ContextParam {
+    /// The type implementing `FromContext` (without the reference).
+    pub(crate) ty: Type,
+    pub(crate) by_ref: bool,
+}
+
+/// Tool behaviour hints (`ToolAnnotations`).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Annotations {
+    pub(crate) read_only: Option<bool>,
+    pub(crate) destructive: Option<bool>,
+    pub(crate) idempotent: Option<bool>,
+    pub(crate) open_world: Option<bool>,
+}
+
+impl Annotations {
+    pub(crate) fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
+pub(crate) enum ResourceKind {
+    /// One resource at a fixed URI.
+    Static { uri: LitStr },
+    /// An RFC 6570 URI template; its variables are the non-context parameters.
+    Template { template: LitStr },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CacheScope {
+    Public,
+    Private,
+}

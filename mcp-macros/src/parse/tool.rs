@@ -1,0 +1,386 @@
+//! `#[tool(…)]`.
+
+use darling::FromMeta;
+use proc_macro2::TokenStream;
+use syn::{LitStr, Path};
+
+use super::{CommonArgs, Errors, Kind, TextExpr, common, function, parse_args, parse_item};
+use crate::model::{Annotations, ToolModel};
+
+/// The arguments of `#[tool(…)]`.
+#[derive(FromMeta)]
+struct ToolArgs {
+    name: Option<LitStr>,
+    title: Option<LitStr>,
+    description: Option<TextExpr>,
+    read_only: Option<bool>,
+    destructive: Option<bool>,
+    idempotent: Option<bool>,
+    open_world: Option<bool>,
+    #[darling(multiple)]
+    icon: Vec<LitStr>,
+    meta: Option<LitStr>,
+    register: Option<bool>,
+    #[darling(rename = "crate")]
+    krate: Option<Path>,
+}
+
+/// Tool names: 1 to 128 of `A-Z a-z 0-9 _ - .`.
+fn check_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.len() > 128 {
+        return Err("tool names must be 1 to 128 characters long".into());
+    }
+    if let Some(bad) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+    {
+        return Err(format!(
+            "tool names may contain only ASCII letters, digits, `_`, `-` and `.`, not {bad:?}"
+        ));
+    }
+    Ok(())
+}
+
+pub(crate) fn tool(args: TokenStream, item: TokenStream) -> syn::Result<ToolModel> {
+    let item = parse_item(Kind::Tool, item)?;
+    let mut acc = Errors::new();
+    let args = acc.handle(parse_args::<ToolArgs>(args));
+    let func = function(Kind::Tool, item, &mut acc);
+    let Some(args) = args else {
+        return Err(acc.finish().expect_err("the arguments failed to parse"));
+    };
+    let annotations = Annotations {
+        read_only: args.read_only,
+        destructive: args.destructive,
+        idempotent: args.idempotent,
+        open_world: args.open_world,
+    };
+    let common = common(
+        CommonArgs {
+            name: args.name,
+            title: args.title,
+            description: args.description,
+            icon: args.icon,
+            meta: args.meta,
+            register: args.register,
+            krate: args.krate,
+        },
+        &func.item,
+        &mut acc,
+        check_name,
+    );
+    acc.finish_with(ToolModel {
+        common,
+        func,
+        annotations,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::{ToTokens, quote};
+
+    use super::*;
+    use crate::model::ParamKind;
+
+    fn parse(args: TokenStream, item: TokenStream) -> ToolModel {
+        match tool(args, item) {
+            Ok(m) => m,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    fn errors(args: TokenStream, item: TokenStream) -> Vec<String> {
+        match tool(args, item) {
+            Ok(_) => panic!("expected errors"),
+            Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn defaults_and_docs() {
+        let m = parse(
+            quote!(),
+            quote! {
+                /// Adds two numbers.
+                ///
+                ///   Returns the sum.
+                pub async fn add(a: f64, /** right operand */ b: f64) -> Sum { todo!() }
+            },
+        );
+        assert_eq!(m.common.name, "add");
+        assert_eq!(
+            m.common.description.unwrap().as_text(),
+            Some("Adds two numbers.\n\nReturns the sum.")
+        );
+        assert!(m.common.register);
+        assert_eq!(
+            m.common.krate.to_token_stream().to_string(),
+            ":: mcp_framework"
+        );
+        assert!(m.annotations.is_empty());
+        assert!(m.func.is_async);
+        assert_eq!(m.func.output.to_token_stream().to_string(), "Sum");
+        assert_eq!(m.func.params.len(), 2);
+        let ParamKind::Arg(b) = &m.func.params[1].kind else {
+            panic!()
+        };
+        assert_eq!(
+            b.description.as_ref().unwrap().as_text(),
+            Some("right operand")
+        );
+        // Parameter docs are gone from the function that is emitted again.
+        let emitted = m.func.item.to_token_stream().to_string();
+        assert!(!emitted.contains("right operand"), "{emitted}");
+        assert!(emitted.contains("Adds two numbers"), "{emitted}");
+    }
+
+    #[test]
+    fn options() {
+        let m = parse(
+            quote!(
+                name = "math.add",
+                title = "Add",
+                description = "Overrides the docs.",
+                read_only,
+                destructive = false,
+                idempotent = true,
+                icon = "https://example.com/a.png",
+                icon = "data:image/png;base64,AAAA",
+                meta = r#"{"k":1}"#,
+                register = false,
+                crate = ::my::reexport
+            ),
+            quote! {
+                /// Ignored.
+                fn add() {}
+            },
+        );
+        assert_eq!(m.common.name, "math.add");
+        assert_eq!(m.common.title.as_deref(), Some("Add"));
+        assert_eq!(
+            m.common.description.unwrap().as_text(),
+            Some("Overrides the docs.")
+        );
+        assert_eq!(
+            m.annotations,
+            Annotations {
+                read_only: Some(true),
+                destructive: Some(false),
+                idempotent: Some(true),
+                open_world: None,
+            }
+        );
+        assert_eq!(m.common.icons.len(), 2);
+        assert_eq!(m.common.meta.as_deref(), Some(r#"{"k":1}"#));
+        assert!(!m.common.register);
+        assert_eq!(
+            m.common.krate.to_token_stream().to_string(),
+            ":: my :: reexport"
+        );
+        assert!(!m.func.is_async);
+        assert_eq!(m.func.output.to_token_stream().to_string(), "()");
+    }
+
+    #[test]
+    fn crate_self() {
+        let m = parse(
+            quote!(crate = crate),
+            quote!(
+                fn f() {}
+            ),
+        );
+        assert_eq!(m.common.krate.to_token_stream().to_string(), "crate");
+    }
+
+    #[test]
+    fn unknown_key_suggests() {
+        let e = errors(
+            quote!(nmae = "x"),
+            quote!(
+                fn f() {}
+            ),
+        );
+        assert_eq!(e, ["Unknown field: `nmae`. Did you mean `name`?"]);
+    }
+
+    #[test]
+    fn bad_names() {
+        let e = errors(
+            quote!(name = "has space"),
+            quote!(
+                fn f() {}
+            ),
+        );
+        assert!(e[0].contains("not ' '"), "{e:?}");
+    }
+
+    #[test]
+    fn context_and_reference_params() {
+        let m = parse(
+            quote!(),
+            quote! {
+                async fn f(cx: Context, q: &str, items: &[u8], #[ctx] h: &ServerHandle, p: &Point) {}
+            },
+        );
+        let kinds: Vec<String> = m
+            .func
+            .params
+            .iter()
+            .map(|p| match &p.kind {
+                ParamKind::Arg(a) => format!(
+                    "{}: arg {} {}",
+                    p.name,
+                    a.field_ty.to_token_stream(),
+                    a.by_ref
+                ),
+                ParamKind::Context(c) => {
+                    format!("{}: ctx {} {}", p.name, c.ty.to_token_stream(), c.by_ref)
+                }
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "cx: ctx Context false",
+                "q: arg :: std :: string :: String true",
+                "items: arg :: std :: vec :: Vec < u8 > true",
+                "h: ctx ServerHandle true",
+                "p: arg Point true",
+            ]
+        );
+        assert!(m.func.has_context());
+        assert!(
+            !m.func
+                .item
+                .to_token_stream()
+                .to_string()
+                .contains("# [ctx]")
+        );
+    }
+
+    #[test]
+    fn raw_identifiers_lose_their_prefix() {
+        let m = parse(
+            quote!(),
+            quote!(
+                fn r#match(r#type: String) {}
+            ),
+        );
+        assert_eq!(m.common.name, "match");
+        assert_eq!(m.func.params[0].name, "type");
+        assert_eq!(m.func.params[0].ident.to_string(), "r#type");
+    }
+
+    #[test]
+    fn headers() {
+        let m = parse(
+            quote!(),
+            quote!(
+                fn f(#[header("Region")] region: Option<String>, #[header("X-Count")] n: u32) {}
+            ),
+        );
+        let headers: Vec<_> = m
+            .func
+            .args()
+            .map(|(_, a)| a.header.clone().unwrap())
+            .collect();
+        assert_eq!(headers, ["Region", "X-Count"]);
+
+        let e = errors(
+            quote!(),
+            quote!(
+                fn f(
+                    #[header("Region")] a: String,
+                    #[header("region")] b: String,
+                    #[header("Bad Name")] c: String,
+                    #[header("Price")] d: f64,
+                    #[header("Tags")] e: Vec<String>,
+                ) {
+                }
+            ),
+        );
+        assert_eq!(e.len(), 4, "{e:?}");
+        assert!(e[0].contains("duplicate header `region`"), "{e:?}");
+        assert!(e[1].contains("not a valid HTTP header name"), "{e:?}");
+        assert_eq!(e[2], "x-mcp-header is not allowed on `number` parameters");
+        assert_eq!(
+            e[3],
+            "x-mcp-header needs a string, integer or boolean parameter"
+        );
+    }
+
+    #[test]
+    fn rejected_signatures_report_everything() {
+        let e = errors(
+            quote!(),
+            quote!(
+                unsafe extern "C" fn f<T>(self, (a, b): (u8, u8), c: impl Display) -> impl Display {
+                }
+            ),
+        );
+        let all = e.join("\n");
+        for needle in [
+            "goes on free functions, not methods",
+            "cannot be generic",
+            "cannot be `unsafe`",
+            "`extern` ABI",
+            "plain names",
+            "`impl Trait` parameters",
+            "return a concrete type from a #[tool] function",
+        ] {
+            assert!(all.contains(needle), "missing {needle:?} in {all}");
+        }
+    }
+
+    #[test]
+    fn variadics_and_static_references_rejected() {
+        let e = errors(
+            quote!(),
+            quote!(
+                unsafe extern "C" fn f(a: u8, ...) {}
+            ),
+        );
+        assert!(e.iter().any(|e| e.contains("cannot be variadic")), "{e:?}");
+        let e = errors(
+            quote!(),
+            quote!(
+                fn f(a: &'static str) {}
+            ),
+        );
+        assert!(e[0].contains("cannot be `&'static`"), "{e:?}");
+    }
+
+    #[test]
+    fn where_clause_and_complete_rejected() {
+        let e = errors(
+            quote!(),
+            quote!(
+                fn f(a: u8)
+                where
+                    u8: Copy,
+                {
+                }
+            ),
+        );
+        assert!(e[0].contains("where clause"));
+        let e = errors(
+            quote!(),
+            quote!(
+                fn f(#[complete(c)] a: String) {}
+            ),
+        );
+        assert!(e[0].contains("#[complete] is only supported"));
+    }
+
+    #[test]
+    fn not_a_function() {
+        let e = errors(
+            quote!(),
+            quote!(
+                struct S;
+            ),
+        );
+        assert_eq!(e, ["#[tool] goes on a function (`fn` or `async fn`)"]);
+    }
+}
