@@ -43,7 +43,7 @@ async fn shout(
 #[prompt]
 fn haiku(
     /// What the haiku is about.
-    topic: String,
+    topic: &str,
 ) -> String {
     format!("Write a haiku about {topic}.")
 }
@@ -56,7 +56,7 @@ fn about() -> &'static str {
 
 /// A greeting for anyone.
 #[resource(template = "greeting://{name}", mime = "text/plain")]
-fn greeting(name: String) -> String {
+fn greeting(name: &str) -> String {
     format!("Hello, {name}!")
 }
 

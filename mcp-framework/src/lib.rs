@@ -1,5 +1,8 @@
 #![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
+// Library code takes what it consumes. (Not a workspace lint: handlers written for the
+// framework take context parameters and completion requests by value, like extractors.)
+#![warn(clippy::needless_pass_by_value)]
 
 mod cache;
 mod catalog;

@@ -235,7 +235,10 @@ impl Server {
                 eprintln!("{text}");
                 Ok(())
             }
-            crate::cli::Command::Stdio => self.serve_stdio().await,
+            crate::cli::Command::Stdio => {
+                tracing::info!(name = %self.inner.info.name, version = %self.inner.info.version, "serving stdio");
+                self.serve_stdio().await
+            }
             #[cfg(feature = "http")]
             crate::cli::Command::Http { bind, path } => {
                 let listener = tokio::net::TcpListener::bind(bind).await?;

@@ -10,6 +10,7 @@
 //! `MCP_MACROS_DEBUG=add,greet` to print only those functions'. Cargo does not know that
 //! the macros read the variable: touch the source file (or `cargo clean -p <crate>`) so
 //! that it is compiled again.
+#![warn(clippy::needless_pass_by_value)]
 
 use proc_macro::TokenStream;
 

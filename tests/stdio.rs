@@ -1,0 +1,312 @@
+//! End-to-end over real stdio: spawns `examples/everything` and talks newline-delimited
+//! JSON-RPC to it.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+fn binary() -> PathBuf {
+    // target/debug/deps/stdio-… → target/debug/everything
+    let exe = std::env::current_exe().expect("test binary path");
+    let dir = exe
+        .parent()
+        .and_then(|p| p.parent())
+        .expect("target dir")
+        .to_path_buf();
+    let bin = dir.join("everything");
+    if !bin.exists() {
+        let status = std::process::Command::new(env!("CARGO"))
+            .args(["build", "-p", "examples", "--bin", "everything"])
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "building examples/everything failed");
+    }
+    bin
+}
+
+struct Proc {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    out: Lines<BufReader<ChildStdout>>,
+}
+
+fn meta() -> Value {
+    json!({"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}})
+}
+
+impl Proc {
+    fn spawn() -> Self {
+        let mut child = Command::new(binary())
+            .arg("stdio")
+            .env("RUST_LOG", "debug")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("spawn everything");
+        let stdin = child.stdin.take();
+        let out = BufReader::new(child.stdout.take().expect("stdout")).lines();
+        Self { child, stdin, out }
+    }
+
+    async fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(bytes).await.unwrap();
+        stdin.write_all(b"\n").await.unwrap();
+        stdin.flush().await.unwrap();
+    }
+
+    async fn send(&mut self, msg: Value) {
+        self.send_raw(msg.to_string().as_bytes()).await;
+    }
+
+    async fn request(&mut self, id: i64, method: &str, mut params: Value) {
+        if params.get("_meta").is_none() {
+            params["_meta"] = meta();
+        }
+        self.send(json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}))
+            .await;
+    }
+
+    /// The next line of stdout, which must be one JSON-RPC message.
+    async fn next(&mut self) -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(10), self.out.next_line())
+            .await
+            .expect("an answer within 10 s")
+            .unwrap()
+            .expect("stdout open");
+        let v: Value = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("stdout carried a non-JSON line {line:?}: {e}"));
+        assert_eq!(v["jsonrpc"], "2.0", "{line}");
+        v
+    }
+
+    /// Reads until the response with `id`, returning it and what came before.
+    async fn until(&mut self, id: i64) -> (Value, Vec<Value>) {
+        let mut before = Vec::new();
+        loop {
+            let v = self.next().await;
+            if v["id"] == id && v.get("method").is_none() {
+                return (v, before);
+            }
+            before.push(v);
+        }
+    }
+}
+
+#[tokio::test]
+async fn garbage_gets_parse_errors_and_the_server_keeps_serving() {
+    let mut p = Proc::spawn();
+    p.send_raw(b"this is not json").await;
+    let e = p.next().await;
+    assert_eq!(e["error"]["code"], -32700);
+    assert_eq!(e["id"], Value::Null);
+    p.send_raw(&[0xff, 0xfe, 0x00, 0x9f, b'{']).await;
+    assert_eq!(p.next().await["error"]["code"], -32700);
+    p.send_raw(br#"[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]"#)
+        .await;
+    assert_eq!(p.next().await["error"]["code"], -32600);
+    p.send_raw(br#"{"jsonrpc":"2.0","id":{"x":1},"method":"tools/list"}"#)
+        .await;
+    assert_eq!(p.next().await["error"]["code"], -32600);
+    p.request(
+        2,
+        "tools/call",
+        json!({"name":"add","arguments":{"a":2,"b":3}}),
+    )
+    .await;
+    let (r, _) = p.until(2).await;
+    assert_eq!(r["result"]["structuredContent"]["sum"], 5.0);
+}
+
+#[tokio::test]
+async fn requests_run_concurrently_and_answers_interleave() {
+    let mut p = Proc::spawn();
+    p.request(
+        1,
+        "tools/call",
+        json!({"name":"count_slowly","arguments":{"n":5,"delay_ms":100}}),
+    )
+    .await;
+    p.request(
+        2,
+        "tools/call",
+        json!({"name":"echo","arguments":{"text":"fast"}}),
+    )
+    .await;
+    let first = p.next().await;
+    assert_eq!(first["id"], 2, "the fast request overtakes the slow one");
+    let (slow, _) = p.until(1).await;
+    assert_eq!(slow["result"]["content"][0]["text"], "counted 5");
+}
+
+#[tokio::test]
+async fn cancellation_stops_the_request_and_silences_it() {
+    let mut p = Proc::spawn();
+    let mut m = meta();
+    m["progressToken"] = json!("tok");
+    p.request(
+        7,
+        "tools/call",
+        json!({"name":"count_slowly","arguments":{"n":100,"delay_ms":30},"_meta":m}),
+    )
+    .await;
+    let progress = p.next().await;
+    assert_eq!(progress["params"]["progressToken"], "tok");
+    p.send(json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"enough"}})).await;
+    p.request(
+        8,
+        "tools/call",
+        json!({"name":"echo","arguments":{"text":"still here"}}),
+    )
+    .await;
+    let (echo, before) = p.until(8).await;
+    assert_eq!(echo["result"]["content"][0]["text"], "still here");
+    assert!(
+        before.len() <= 1,
+        "at most one in-flight notification after cancelling: {before:?}"
+    );
+    // Nothing more for request 7, ever.
+    let quiet = tokio::time::timeout(Duration::from_millis(300), p.out.next_line()).await;
+    assert!(
+        quiet.is_err(),
+        "unexpected output after cancellation: {quiet:?}"
+    );
+}
+
+#[tokio::test]
+async fn stdout_is_protocol_only_and_eof_exits() {
+    let mut p = Proc::spawn();
+    p.request(1, "server/discover", json!({})).await;
+    let (d, _) = p.until(1).await;
+    assert_eq!(d["result"]["resultType"], "complete");
+    drop(p.stdin.take());
+    let status = tokio::time::timeout(Duration::from_secs(5), p.child.wait())
+        .await
+        .expect("exits on EOF")
+        .unwrap();
+    assert!(status.success());
+    assert!(
+        p.out.next_line().await.unwrap().is_none(),
+        "nothing after the answers"
+    );
+    let mut err = String::new();
+    tokio::io::AsyncReadExt::read_to_string(p.child.stderr.as_mut().unwrap(), &mut err)
+        .await
+        .unwrap();
+    assert!(!err.is_empty(), "logs go to stderr");
+}
+
+#[tokio::test]
+async fn a_legacy_session_and_modern_requests_share_the_process() {
+    let mut p = Proc::spawn();
+    p.send(json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+        "protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"old","version":"1"}}}))
+        .await;
+    let (init, _) = p.until(1).await;
+    assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
+    p.send(json!({"jsonrpc":"2.0","method":"notifications/initialized"}))
+        .await;
+    p.send(json!({"jsonrpc":"2.0","id":2,"method":"ping"}))
+        .await;
+    assert_eq!(p.until(2).await.0["result"], json!({}));
+    // A modern request on the same process is served statelessly, with modern shapes.
+    p.request(3, "tools/list", json!({})).await;
+    let (list, _) = p.until(3).await;
+    assert_eq!(list["result"]["resultType"], "complete");
+    // And the legacy session still gets legacy shapes.
+    p.send(json!({"jsonrpc":"2.0","id":4,"method":"tools/list"}))
+        .await;
+    let (list, _) = p.until(4).await;
+    assert!(list["result"].get("resultType").is_none());
+    // Legacy list_changed on the session stream after a change.
+    p.send(json!({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"toggle_extra_tool","arguments":{}}})).await;
+    let (mut saw_notification, mut saw_result) = (false, false);
+    while !(saw_notification && saw_result) {
+        let v = p.next().await;
+        saw_notification |= v["method"] == "notifications/tools/list_changed";
+        saw_result |= v["id"] == 5;
+    }
+}
+
+#[tokio::test]
+async fn listen_on_stdio_is_tagged_and_cancellable() {
+    let mut p = Proc::spawn();
+    p.request(
+        10,
+        "subscriptions/listen",
+        json!({"notifications":{"toolsListChanged":true}}),
+    )
+    .await;
+    let ack = p.next().await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(
+        ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        10
+    );
+    p.request(
+        11,
+        "tools/call",
+        json!({"name":"toggle_extra_tool","arguments":{}}),
+    )
+    .await;
+    let (_, before) = p.until(11).await;
+    let mut all = before;
+    if !all
+        .iter()
+        .any(|v| v["method"] == "notifications/tools/list_changed")
+    {
+        all.push(p.next().await);
+    }
+    let n = all
+        .iter()
+        .find(|v| v["method"] == "notifications/tools/list_changed")
+        .expect("a list change");
+    assert_eq!(
+        n["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        10
+    );
+    p.send(json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":10}}))
+        .await;
+    p.request(
+        12,
+        "tools/call",
+        json!({"name":"toggle_extra_tool","arguments":{}}),
+    )
+    .await;
+    let (_, before) = p.until(12).await;
+    assert!(
+        before.is_empty(),
+        "a cancelled subscription gets nothing: {before:?}"
+    );
+}
+
+#[tokio::test]
+async fn oversized_lines_are_refused() {
+    let mut p = Proc::spawn();
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{}"}}}}}}"#,
+        "x".repeat(5 * 1024 * 1024)
+    );
+    p.send_raw(big.as_bytes()).await;
+    let e = p.next().await;
+    assert_eq!(e["error"]["code"], -32600);
+    // Just under the limit is fine.
+    let text = "y".repeat(3 * 1024 * 1024);
+    p.request(
+        2,
+        "tools/call",
+        json!({"name":"echo","arguments":{"text": text}}),
+    )
+    .await;
+    let (r, _) = p.until(2).await;
+    assert_eq!(
+        r["result"]["content"][0]["text"].as_str().map(str::len),
+        Some(3 * 1024 * 1024)
+    );
+}
