@@ -1,0 +1,179 @@
+//! `listen_load`: holds many `subscriptions/listen` streams open against a Streamable HTTP
+//! server, reports the server's memory, then measures how long a change takes to reach
+//! the listeners. Used by `scripts/bench-listen` (see `BENCHMARKS.md`).
+//!
+//! ```text
+//! listen_load --url http://127.0.0.1:PORT/mcp --streams 10000 --probe 1000 --rounds 20 --server-pid PID
+//! ```
+//!
+//! The server must serve the `everything` surface (`toggle_extra_tool` changes the tool
+//! list). Every connection goes to 127.0.0.1; the run is bounded by `--rounds` and a
+//! per-round timeout.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::sync::{Mutex, Semaphore, watch};
+
+struct Args {
+    addr: SocketAddr,
+    path: String,
+    streams: usize,
+    probe: usize,
+    rounds: usize,
+    server_pid: Option<u32>,
+}
+
+fn parse_args() -> Args {
+    let mut a = Args {
+        addr: "127.0.0.1:8080".parse().expect("addr"),
+        path: "/mcp".into(),
+        streams: 10_000,
+        probe: 1000,
+        rounds: 20,
+        server_pid: None,
+    };
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut i = 0;
+    while i < args.len() {
+        let v = args.get(i + 1).cloned().unwrap_or_default();
+        match args[i].as_str() {
+            "--url" => {
+                let rest = v.strip_prefix("http://").expect("--url http://HOST:PORT/PATH");
+                let (hostport, path) = rest.split_once('/').unwrap_or((rest, "mcp"));
+                a.addr = hostport.parse().expect("--url needs an IP:PORT host");
+                assert!(a.addr.ip().is_loopback(), "listen_load only talks to loopback addresses");
+                a.path = format!("/{path}");
+            }
+            "--streams" => a.streams = v.parse().expect("--streams N"),
+            "--probe" => a.probe = v.parse().expect("--probe N"),
+            "--rounds" => a.rounds = v.parse().expect("--rounds N"),
+            "--server-pid" => a.server_pid = Some(v.parse().expect("--server-pid PID")),
+            other => panic!("unknown argument {other}"),
+        }
+        i += 2;
+    }
+    a
+}
+
+fn post(path: &str, addr: SocketAddr, method: &str, body: &str, name: Option<&str>) -> Vec<u8> {
+    let name = name.map(|n| format!("Mcp-Name: {n}\r\n")).unwrap_or_default();
+    format!(
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: {method}\r\n{name}Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+
+fn rss_kb(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let idx = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[idx]
+}
+
+#[tokio::main]
+async fn main() {
+    let a = Arc::new(parse_args());
+    let opened = Arc::new(AtomicUsize::new(0));
+    // Each round: (round number, start instant); listeners in the probe set report arrivals.
+    let (round_tx, round_rx) = watch::channel::<(usize, Instant)>((0, Instant::now()));
+    let arrivals = Arc::new(Mutex::new(Vec::<f64>::new()));
+    let gate = Arc::new(Semaphore::new(256));
+    let started = Instant::now();
+    let mut tasks = Vec::with_capacity(a.streams);
+    for i in 0..a.streams {
+        let (a, opened, gate, round_rx, arrivals) = (a.clone(), opened.clone(), gate.clone(), round_rx.clone(), arrivals.clone());
+        tasks.push(tokio::spawn(async move {
+            let permit = gate.acquire_owned().await.expect("semaphore");
+            let mut s = TcpStream::connect(a.addr).await.expect("connect");
+            let body = format!(
+                r#"{{"jsonrpc":"2.0","id":{i},"method":"subscriptions/listen","params":{{"notifications":{{"toolsListChanged":true}},{META}}}}}"#
+            );
+            s.write_all(&post(&a.path, a.addr, "subscriptions/listen", &body, None)).await.expect("write");
+            let mut buf = vec![0u8; 4096];
+            let mut seen = String::new();
+            loop {
+                let n = s.read(&mut buf).await.expect("read");
+                assert!(n > 0, "stream closed before the acknowledgement");
+                seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+                if seen.contains("acknowledged") {
+                    break;
+                }
+            }
+            opened.fetch_add(1, Ordering::Relaxed);
+            drop(permit);
+            let probe = i < a.probe;
+            buf.truncate(1024);
+            buf.shrink_to_fit();
+            loop {
+                let n = match s.read(&mut buf).await {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => n,
+                };
+                if probe && buf[..n].windows(12).any(|w| w == b"list_changed") {
+                    let (_, t0) = *round_rx.borrow();
+                    arrivals.lock().await.push(t0.elapsed().as_secs_f64() * 1000.0);
+                }
+            }
+        }));
+    }
+    while opened.load(Ordering::Relaxed) < a.streams {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(started.elapsed() < Duration::from_secs(300), "could not open the streams in 5 minutes");
+    }
+    println!("streams={} opened_in_s={:.1}", a.streams, started.elapsed().as_secs_f64());
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    if let Some(pid) = a.server_pid {
+        let kb = rss_kb(pid).unwrap_or(0);
+        println!("server_rss_kb={kb} per_stream_kb={:.1}", kb as f64 / a.streams as f64);
+    }
+    let mut all = Vec::new();
+    for round in 1..=a.rounds {
+        arrivals.lock().await.clear();
+        round_tx.send((round, Instant::now())).expect("listeners alive");
+        let mut s = TcpStream::connect(a.addr).await.expect("connect");
+        let body = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"toggle_extra_tool","arguments":{{}},{META}}}}}"#);
+        s.write_all(&post(&a.path, a.addr, "tools/call", &body, Some("toggle_extra_tool"))).await.expect("write");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while arrivals.lock().await.len() < a.probe && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        let got = arrivals.lock().await.clone();
+        assert_eq!(got.len(), a.probe, "round {round}: only {} of {} probes heard the change", got.len(), a.probe);
+        all.extend(got);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    all.sort_by(f64::total_cmp);
+    println!(
+        "fanout_rounds={} probes={} p50_ms={:.2} p99_ms={:.2} max_ms={:.2}",
+        a.rounds,
+        a.probe,
+        percentile(&all, 0.5),
+        percentile(&all, 0.99),
+        all.last().copied().unwrap_or(f64::NAN)
+    );
+    if let Some(pid) = a.server_pid {
+        println!("server_rss_kb_after={}", rss_kb(pid).unwrap_or(0));
+    }
+    for t in tasks {
+        t.abort();
+    }
+}
