@@ -43,10 +43,15 @@ fn parse_args() -> Args {
         let v = args.get(i + 1).cloned().unwrap_or_default();
         match args[i].as_str() {
             "--url" => {
-                let rest = v.strip_prefix("http://").expect("--url http://HOST:PORT/PATH");
+                let rest = v
+                    .strip_prefix("http://")
+                    .expect("--url http://HOST:PORT/PATH");
                 let (hostport, path) = rest.split_once('/').unwrap_or((rest, "mcp"));
                 a.addr = hostport.parse().expect("--url needs an IP:PORT host");
-                assert!(a.addr.ip().is_loopback(), "listen_load only talks to loopback addresses");
+                assert!(
+                    a.addr.ip().is_loopback(),
+                    "listen_load only talks to loopback addresses"
+                );
                 a.path = format!("/{path}");
             }
             "--streams" => a.streams = v.parse().expect("--streams N"),
@@ -61,7 +66,9 @@ fn parse_args() -> Args {
 }
 
 fn post(path: &str, addr: SocketAddr, method: &str, body: &str, name: Option<&str>) -> Vec<u8> {
-    let name = name.map(|n| format!("Mcp-Name: {n}\r\n")).unwrap_or_default();
+    let name = name
+        .map(|n| format!("Mcp-Name: {n}\r\n"))
+        .unwrap_or_default();
     format!(
         "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
          Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
@@ -100,7 +107,13 @@ async fn main() {
     let started = Instant::now();
     let mut tasks = Vec::with_capacity(a.streams);
     for i in 0..a.streams {
-        let (a, opened, gate, round_rx, arrivals) = (a.clone(), opened.clone(), gate.clone(), round_rx.clone(), arrivals.clone());
+        let (a, opened, gate, round_rx, arrivals) = (
+            a.clone(),
+            opened.clone(),
+            gate.clone(),
+            round_rx.clone(),
+            arrivals.clone(),
+        );
         tasks.push(tokio::spawn(async move {
             let permit = gate.acquire_owned().await.expect("semaphore");
             let mut s = TcpStream::connect(a.addr).await.expect("connect");
@@ -137,27 +150,55 @@ async fn main() {
     }
     while opened.load(Ordering::Relaxed) < a.streams {
         tokio::time::sleep(Duration::from_millis(100)).await;
-        assert!(started.elapsed() < Duration::from_secs(300), "could not open the streams in 5 minutes");
+        assert!(
+            started.elapsed() < Duration::from_secs(300),
+            "could not open the streams in 5 minutes"
+        );
     }
-    println!("streams={} opened_in_s={:.1}", a.streams, started.elapsed().as_secs_f64());
+    println!(
+        "streams={} opened_in_s={:.1}",
+        a.streams,
+        started.elapsed().as_secs_f64()
+    );
     tokio::time::sleep(Duration::from_secs(1)).await;
     if let Some(pid) = a.server_pid {
         let kb = rss_kb(pid).unwrap_or(0);
-        println!("server_rss_kb={kb} per_stream_kb={:.1}", kb as f64 / a.streams as f64);
+        println!(
+            "server_rss_kb={kb} per_stream_kb={:.1}",
+            kb as f64 / a.streams as f64
+        );
     }
     let mut all = Vec::new();
     for round in 1..=a.rounds {
         arrivals.lock().await.clear();
-        round_tx.send((round, Instant::now())).expect("listeners alive");
+        round_tx
+            .send((round, Instant::now()))
+            .expect("listeners alive");
         let mut s = TcpStream::connect(a.addr).await.expect("connect");
-        let body = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"toggle_extra_tool","arguments":{{}},{META}}}}}"#);
-        s.write_all(&post(&a.path, a.addr, "tools/call", &body, Some("toggle_extra_tool"))).await.expect("write");
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"toggle_extra_tool","arguments":{{}},{META}}}}}"#
+        );
+        s.write_all(&post(
+            &a.path,
+            a.addr,
+            "tools/call",
+            &body,
+            Some("toggle_extra_tool"),
+        ))
+        .await
+        .expect("write");
         let deadline = Instant::now() + Duration::from_secs(10);
         while arrivals.lock().await.len() < a.probe && Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(2)).await;
         }
         let got = arrivals.lock().await.clone();
-        assert_eq!(got.len(), a.probe, "round {round}: only {} of {} probes heard the change", got.len(), a.probe);
+        assert_eq!(
+            got.len(),
+            a.probe,
+            "round {round}: only {} of {} probes heard the change",
+            got.len(),
+            a.probe
+        );
         all.extend(got);
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
