@@ -782,3 +782,90 @@ async fn legacy_streams_prime_close_and_resume() {
         "nothing from before Last-Event-ID"
     );
 }
+
+async fn start_router(router: axum::Router) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    format!("http://127.0.0.1:{port}/mcp")
+}
+
+#[tokio::test]
+async fn mrtr_over_http_binds_state_to_the_principal() {
+    // An authentication layer of the user's: the `x-user` header names the principal.
+    async fn auth(mut req: axum::extract::Request) -> axum::extract::Request {
+        if let Some(user) = req.headers().get("x-user").and_then(|v| v.to_str().ok()) {
+            let user = user.to_owned();
+            req.extensions_mut().insert(mcp_framework::Principal(user));
+        }
+        req
+    }
+    let server = server();
+    let url = start_router(server.router().layer(axum::middleware::map_request(auth))).await;
+    let r = Running {
+        url,
+        server,
+        http: reqwest::Client::new(),
+    };
+    let mut call = request(30, "tools/call", json!({"name":"ask_two","arguments":{}}));
+    call["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
+        json!({"elicitation":{"form":{}}});
+    let (status, first) = json_of(
+        post(&r, &call)
+            .header("x-user", "alice")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_modern("InputRequiredResult", &first["result"]);
+    let state = first["result"]["requestState"].clone();
+    let key = first["result"]["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+    let mut retry = call.clone();
+    retry["id"] = json!(31);
+    retry["params"]["requestState"] = state;
+    retry["params"]["inputResponses"] =
+        json!({ key: {"action":"accept","content":{"name":"Ada"}} });
+    // Replayed by somebody else: rejected.
+    let (_, stolen) = json_of(
+        post(&r, &retry)
+            .header("x-user", "mallory")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(stolen["error"]["code"], -32602, "{stolen}");
+    assert!(
+        stolen["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("principal")
+    );
+    // By alice: the next question.
+    let (_, second) = json_of(
+        post(&r, &retry)
+            .header("x-user", "alice")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(second["result"]["resultType"], "input_required");
+    assert_eq!(
+        second["result"]["inputRequests"]
+            .as_object()
+            .unwrap()
+            .values()
+            .next()
+            .unwrap()["params"]["message"],
+        "Favourite colour?"
+    );
+}

@@ -440,11 +440,9 @@ impl PromptEntry {
                 format!("the arguments schema does not compile: {e}"),
             )
         })?;
+        let declared = schema_arguments(&def.arguments_schema);
         for arg in def.completers.keys() {
-            if !schema_arguments(&def.arguments_schema)
-                .iter()
-                .any(|(n, ..)| n == arg)
-            {
+            if !declared.iter().any(|(n, ..)| n == arg) {
                 return Err(definition_error(
                     kind,
                     &def.name,
@@ -453,7 +451,7 @@ impl PromptEntry {
                 ));
             }
         }
-        let arguments: Vec<PromptArgument> = schema_arguments(&def.arguments_schema)
+        let arguments: Vec<PromptArgument> = declared
             .into_iter()
             .map(|(name, description, required)| PromptArgument {
                 name,

@@ -121,8 +121,8 @@ impl fmt::Debug for ServerBuilder {
 }
 
 impl Server {
-    /// Starts building a server named after the calling crate (`name` and `version`
-    /// default to `CARGO_PKG_NAME`/`CARGO_PKG_VERSION` of `mcp-framework`; set them).
+    /// Starts building a server. Set its `name` and `version` (they default to
+    /// `"mcp-server"` and `"0.0.0"`); `.version(env!("CARGO_PKG_VERSION"))` is typical.
     pub fn builder() -> ServerBuilder {
         ServerBuilder {
             info: Implementation {
