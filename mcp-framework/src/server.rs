@@ -157,8 +157,7 @@ impl Server {
 
     /// Serves newline-delimited JSON-RPC on stdin/stdout until stdin closes.
     pub async fn serve_stdio(&self) -> Result<(), Error> {
-        crate::transport::stdio::serve(self.inner.clone(), tokio::io::stdin(), tokio::io::stdout())
-            .await
+        crate::transport::stdio::serve_stdio(self.inner.clone()).await
     }
 
     /// Serves newline-delimited JSON-RPC over any byte stream (a Unix or TCP socket, an

@@ -33,8 +33,6 @@ struct Connection {
     next_seq: std::sync::atomic::AtomicU64,
     session: Mutex<Option<Arc<LegacySession>>>,
     tasks: TaskTracker,
-    /// Cancels every request of this connection (EOF after the grace period).
-    closing: CancellationToken,
     /// Input ended: open subscriptions stop (nobody can cancel them any more).
     eof: CancellationToken,
 }
@@ -61,6 +59,115 @@ where
 {
     let (tx, rx) = mpsc::channel::<Bytes>(1024);
     let writer = tokio::spawn(write_loop(writer, rx));
+    let result = run(server, reader, tx).await;
+    let _ = writer.await;
+    result
+}
+
+/// Serves the process's own stdin and stdout. Both are blocking file descriptors, so each
+/// gets a dedicated thread (tokio's `stdin()`/`stdout()` would hop through the blocking
+/// pool for every read and write); the async side sees a channel of chunks.
+pub(crate) async fn serve_stdio(server: Arc<ServerInner>) -> Result<(), Error> {
+    let (tx, rx) = mpsc::channel::<Bytes>(1024);
+    let writer = std::thread::Builder::new()
+        .name("mcp-stdout".into())
+        .spawn(move || stdout_thread(rx))?;
+    let (chunks_tx, chunks_rx) = mpsc::channel::<std::io::Result<Bytes>>(16);
+    std::thread::Builder::new()
+        .name("mcp-stdin".into())
+        .spawn(move || stdin_thread(&chunks_tx))?;
+    let result = run(server, ChannelReader::new(chunks_rx), tx).await;
+    // The writer thread ends once every sender is gone and it has flushed.
+    let _ = tokio::task::spawn_blocking(move || writer.join()).await;
+    result
+}
+
+fn stdin_thread(chunks: &mpsc::Sender<std::io::Result<Bytes>>) {
+    use std::io::Read as _;
+    let mut stdin = std::io::stdin().lock();
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match stdin.read(&mut buf) {
+            Ok(0) => return,
+            Ok(n) => {
+                if chunks
+                    .blocking_send(Ok(Bytes::copy_from_slice(&buf[..n])))
+                    .is_err()
+                {
+                    return;
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                let _ = chunks.blocking_send(Err(e));
+                return;
+            }
+        }
+    }
+}
+
+fn stdout_thread(mut rx: mpsc::Receiver<Bytes>) {
+    use std::io::Write as _;
+    let mut out = std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock());
+    while let Some(first) = rx.blocking_recv() {
+        let mut batch = |m: &[u8]| out.write_all(m).and_then(|()| out.write_all(b"\n"));
+        if batch(&first).is_err() {
+            return;
+        }
+        // Batch whatever else is already queued, then flush once.
+        while let Ok(next) = rx.try_recv() {
+            if batch(&next).is_err() {
+                return;
+            }
+        }
+        if out.flush().is_err() {
+            return;
+        }
+    }
+    let _ = out.flush();
+}
+
+/// An `AsyncRead` over chunks sent by a reader thread.
+struct ChannelReader {
+    rx: mpsc::Receiver<std::io::Result<Bytes>>,
+    current: Bytes,
+}
+
+impl ChannelReader {
+    fn new(rx: mpsc::Receiver<std::io::Result<Bytes>>) -> Self {
+        Self {
+            rx,
+            current: Bytes::new(),
+        }
+    }
+}
+
+impl AsyncRead for ChannelReader {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        use std::task::Poll;
+        while self.current.is_empty() {
+            match self.rx.poll_recv(cx) {
+                Poll::Ready(Some(Ok(chunk))) => self.current = chunk,
+                Poll::Ready(Some(Err(e))) => return Poll::Ready(Err(e)),
+                Poll::Ready(None) => return Poll::Ready(Ok(())),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        let n = self.current.len().min(buf.remaining());
+        buf.put_slice(&self.current.split_to(n));
+        Poll::Ready(Ok(()))
+    }
+}
+
+/// Serves one connection: reads lines from `reader`, answers through `tx`.
+async fn run<R>(server: Arc<ServerInner>, reader: R, tx: mpsc::Sender<Bytes>) -> Result<(), Error>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+{
     let conn = Arc::new(Connection {
         server: server.clone(),
         tx,
@@ -68,7 +175,6 @@ where
         next_seq: std::sync::atomic::AtomicU64::new(0),
         session: Mutex::new(None),
         tasks: TaskTracker::new(),
-        closing: CancellationToken::new(),
         eof: CancellationToken::new(),
     });
     let max = server.config.max_message_bytes;
@@ -110,7 +216,6 @@ where
         .await
         .is_err()
     {
-        conn.closing.cancel();
         for (_, token) in conn.inflight.lock().expect("inflight").values() {
             token.cancel();
         }
@@ -120,7 +225,6 @@ where
         session.close();
     }
     drop(conn);
-    let _ = writer.await;
     read_result
 }
 
@@ -236,7 +340,8 @@ async fn on_message(conn: &Arc<Connection>, bytes: &[u8]) {
             let _ = conn.tx.send(reply).await;
         }
         Ok(Incoming::Request(request)) => {
-            let cancel = conn.closing.child_token();
+            // Independent tokens: a child token would lock its parent on creation and drop.
+            let cancel = CancellationToken::new();
             let seq = conn
                 .next_seq
                 .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
