@@ -78,7 +78,7 @@ async fn lists_are_sorted_cacheable_and_paginated() {
     );
     assert_eq!(code, -32602);
     let all = client.list_tools().await.unwrap();
-    assert_eq!(all.len(), 9);
+    assert_eq!(all.len(), 10);
     let prompts = client.request("prompts/list", json!({})).await.unwrap();
     assert_modern("ListPromptsResult", &prompts);
     assert_eq!(
@@ -680,4 +680,30 @@ fn duplicate_definitions_fail_the_build() {
         total: None,
         has_more: None,
     };
+}
+
+#[tokio::test]
+async fn tracing_events_reach_the_client_through_the_bridge() {
+    use tracing_subscriber::layer::SubscriberExt as _;
+    let subscriber = tracing_subscriber::registry().with(mcp_framework::logging::layer());
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let client = Client::connect(&server()).await.unwrap();
+    let mut notes = client.notifications();
+    client
+        .request_with(
+            "tools/call",
+            json!({"name":"traced"}),
+            &RequestOptions::default().log_level(mcp_framework::LoggingLevel::Info),
+        )
+        .await
+        .unwrap();
+    let n = notes.try_recv().expect("the info event was forwarded");
+    assert_eq!(n["method"], "notifications/message");
+    assert_eq!(n["params"]["level"], "info");
+    assert_eq!(n["params"]["data"]["message"], "working through tracing");
+    assert_eq!(n["params"]["data"]["step"], 1);
+    assert!(
+        notes.try_recv().is_err(),
+        "debug is below the requested level"
+    );
 }

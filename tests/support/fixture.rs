@@ -122,6 +122,14 @@ fn tools() -> ToolSet {
             },
         )
         .with_fn(
+            ToolDefinition::new("traced", obj(json!({"type":"object"}))),
+            |_, _| async move {
+                tracing::info!(step = 1, "working through tracing");
+                tracing::debug!("a detail");
+                Ok(CallToolResult { content: vec![Content::text("traced")], ..Default::default() })
+            },
+        )
+        .with_fn(
             ToolDefinition::new("reconnect", obj(json!({"type":"object"}))),
             |_, cx: Context| async move {
                 cx.info("closing the stream").await;
