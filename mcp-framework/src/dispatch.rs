@@ -472,6 +472,23 @@ fn suspended(server: &ServerInner, prepared: &Prepared) -> Reply {
     Reply::Result(render::input_required(server, requests, state))
 }
 
+/// Runs a handler and turns how it ended into a reply; `done` renders its outcome.
+async fn execute<T>(
+    server: &ServerInner,
+    prepared: &Prepared,
+    fut: BoxFuture<Result<T, ErrorObject>>,
+    kind: &str,
+    name: &str,
+    done: impl FnOnce(Result<T, ErrorObject>) -> Reply,
+) -> Reply {
+    match run(&prepared.cx, fut).await {
+        Run::Done(outcome) => done(outcome),
+        Run::Suspended => suspended(server, prepared),
+        Run::Cancelled => Reply::Cancelled,
+        Run::Panicked(m) => handler_panicked(kind, name, &m),
+    }
+}
+
 fn handler_panicked(kind: &str, name: &str, message: &str) -> Reply {
     tracing::error!(%kind, %name, panic = %message, "handler panicked");
     Reply::failed(ErrorObject::internal(format!(
@@ -522,15 +539,18 @@ async fn call_tool(server: &Arc<ServerInner>, request: Request, era: Era, origin
         Err(e) => return Reply::failed(e),
     };
     let fut = (entry.call)(arguments, prepared.cx.clone());
-    match run(&prepared.cx, fut).await {
-        Run::Done(Ok(result)) => {
-            Reply::Result(render::tool_result(server, version, &entry, result))
-        }
-        Run::Done(Err(e)) => Reply::failed(e),
-        Run::Suspended => suspended(server, &prepared),
-        Run::Cancelled => Reply::Cancelled,
-        Run::Panicked(m) => handler_panicked("tool", &view.name, &m),
-    }
+    execute(
+        server,
+        &prepared,
+        fut,
+        "tool",
+        &view.name,
+        |outcome| match outcome {
+            Ok(result) => Reply::Result(render::tool_result(server, version, &entry, result)),
+            Err(e) => Reply::failed(e),
+        },
+    )
+    .await
 }
 
 fn stringify(values: Map<String, Value>) -> Vec<(String, String)> {
@@ -586,18 +606,23 @@ async fn get_prompt(
         Err(e) => return Reply::failed(e),
     };
     let fut = (entry.get)(arguments, prepared.cx.clone());
-    match run(&prepared.cx, fut).await {
-        Run::Done(Ok(mut result)) => {
-            if result.description.is_none() {
-                result.description.clone_from(&entry.prompt.description);
+    execute(
+        server,
+        &prepared,
+        fut,
+        "prompt",
+        &view.name,
+        |outcome| match outcome {
+            Ok(mut result) => {
+                if result.description.is_none() {
+                    result.description.clone_from(&entry.prompt.description);
+                }
+                Reply::Result(render::prompt_result(server, version, result))
             }
-            Reply::Result(render::prompt_result(server, version, result))
-        }
-        Run::Done(Err(e)) => Reply::failed(e),
-        Run::Suspended => suspended(server, &prepared),
-        Run::Cancelled => Reply::Cancelled,
-        Run::Panicked(m) => handler_panicked("prompt", &view.name, &m),
-    }
+            Err(e) => Reply::failed(e),
+        },
+    )
+    .await
 }
 
 fn resource_not_found(version: ProtocolVersion, uri: &str) -> Reply {
@@ -668,21 +693,24 @@ async fn read_resource(
         Err(e) => return Reply::failed(e),
     };
     let fut = read(resource_request, prepared.cx.clone());
-    match run(&prepared.cx, fut).await {
-        Run::Done(Ok(contents)) => {
-            Reply::Result(render::read_result(server, version, contents, cache))
-        }
-        Run::Done(Err(e))
-            if e.code == codes::INVALID_PARAMS
-                && e.data.as_ref().is_some_and(|d| d.get("uri").is_some()) =>
-        {
-            resource_not_found(version, &view.uri)
-        }
-        Run::Done(Err(e)) => Reply::failed(e),
-        Run::Suspended => suspended(server, &prepared),
-        Run::Cancelled => Reply::Cancelled,
-        Run::Panicked(m) => handler_panicked("resource", &view.uri, &m),
-    }
+    execute(
+        server,
+        &prepared,
+        fut,
+        "resource",
+        &view.uri,
+        |outcome| match outcome {
+            Ok(contents) => Reply::Result(render::read_result(server, version, contents, cache)),
+            Err(e)
+                if e.code == codes::INVALID_PARAMS
+                    && e.data.as_ref().is_some_and(|d| d.get("uri").is_some()) =>
+            {
+                resource_not_found(version, &view.uri)
+            }
+            Err(e) => Reply::failed(e),
+        },
+    )
+    .await
 }
 
 /// Values of a schema property's `enum` (or `oneOf` consts), for completion without a
