@@ -869,3 +869,66 @@ async fn mrtr_over_http_binds_state_to_the_principal() {
         "Favourite colour?"
     );
 }
+
+#[tokio::test]
+async fn http2_cleartext_with_prior_knowledge() {
+    let server = server();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let s = server.clone();
+    tokio::spawn(async move { s.serve_http_listener(listener, "/mcp").await });
+    let r = Running {
+        url: format!("http://127.0.0.1:{port}/mcp"),
+        server,
+        http: reqwest::Client::builder()
+            .http2_prior_knowledge()
+            .build()
+            .unwrap(),
+    };
+    let resp = post(
+        &r,
+        &request(
+            40,
+            "tools/call",
+            json!({"name":"add","arguments":{"a":1,"b":2}}),
+        ),
+    )
+    .send()
+    .await
+    .unwrap();
+    assert_eq!(resp.version(), reqwest::Version::HTTP_2);
+    let (status, body) = json_of(resp).await;
+    assert_eq!(status, 200);
+    assert_eq!(body["result"]["structuredContent"]["sum"], 3.0);
+    // Many listen streams share one connection.
+    let mut streams = Vec::new();
+    for id in 0..20 {
+        let resp = post(
+            &r,
+            &request(
+                100 + id,
+                "subscriptions/listen",
+                json!({"notifications":{"toolsListChanged":true}}),
+            ),
+        )
+        .send()
+        .await
+        .unwrap();
+        assert_eq!(resp.version(), reqwest::Version::HTTP_2);
+        streams.push(resp.bytes_stream());
+    }
+    r.server.handle().remove_tool("boom");
+    for mut s in streams {
+        let mut text = String::new();
+        while !text.contains("list_changed") {
+            text.push_str(std::str::from_utf8(&s.next().await.unwrap().unwrap()).unwrap());
+        }
+    }
+    // The loopback Host check uses :authority on HTTP/2.
+    let resp = post(&r, &request(41, "server/discover", json!({})))
+        .header("Origin", "http://evil.example.com")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 403);
+}

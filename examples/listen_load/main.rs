@@ -20,6 +20,8 @@ use tokio::net::TcpStream;
 use tokio::sync::{Mutex, Semaphore, watch};
 
 struct Args {
+    /// Multiplex the streams over HTTP/2 (prior knowledge, cleartext) connections.
+    http2: bool,
     addr: SocketAddr,
     path: String,
     streams: usize,
@@ -30,6 +32,7 @@ struct Args {
 
 fn parse_args() -> Args {
     let mut a = Args {
+        http2: false,
         addr: "127.0.0.1:8080".parse().expect("addr"),
         path: "/mcp".into(),
         streams: 10_000,
@@ -58,6 +61,11 @@ fn parse_args() -> Args {
             "--probe" => a.probe = v.parse().expect("--probe N"),
             "--rounds" => a.rounds = v.parse().expect("--rounds N"),
             "--server-pid" => a.server_pid = Some(v.parse().expect("--server-pid PID")),
+            "--http2" => {
+                a.http2 = true;
+                i += 1;
+                continue;
+            }
             other => panic!("unknown argument {other}"),
         }
         i += 2;
@@ -96,6 +104,51 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[idx]
 }
 
+/// Streams per HTTP/2 connection (below hyper's default limit of concurrent streams).
+const STREAMS_PER_CONNECTION: usize = 100;
+
+type H2Sender = h2::client::SendRequest<bytes::Bytes>;
+
+async fn h2_connection(addr: SocketAddr) -> H2Sender {
+    let tcp = TcpStream::connect(addr).await.expect("connect");
+    let (send, conn) = h2::client::Builder::new()
+        .initial_window_size(1 << 20)
+        .handshake(tcp)
+        .await
+        .expect("h2 handshake");
+    tokio::spawn(async move {
+        let _ = conn.await;
+    });
+    send
+}
+
+/// One listen stream over HTTP/2; returns its body after the acknowledgement.
+async fn h2_listen(send: H2Sender, a: &Args, i: usize) -> h2::RecvStream {
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":{i},"method":"subscriptions/listen","params":{{"notifications":{{"toolsListChanged":true}},{META}}}}}"#
+    );
+    let req = http::Request::post(format!("http://{}{}", a.addr, a.path))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "subscriptions/listen")
+        .body(())
+        .expect("request");
+    let mut send = send.ready().await.expect("h2 ready");
+    let (resp, mut stream) = send.send_request(req, false).expect("send_request");
+    stream
+        .send_data(bytes::Bytes::from(body), true)
+        .expect("send body");
+    let mut body = resp.await.expect("response").into_body();
+    let mut seen = String::new();
+    while !seen.contains("acknowledged") {
+        let chunk = body.data().await.expect("stream open").expect("data");
+        let _ = body.flow_control().release_capacity(chunk.len());
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    body
+}
+
 #[tokio::main]
 async fn main() {
     let a = Arc::new(parse_args());
@@ -106,7 +159,41 @@ async fn main() {
     let gate = Arc::new(Semaphore::new(256));
     let started = Instant::now();
     let mut tasks = Vec::with_capacity(a.streams);
+    let mut senders = Vec::new();
+    if a.http2 {
+        for _ in 0..a.streams.div_ceil(STREAMS_PER_CONNECTION) {
+            senders.push(h2_connection(a.addr).await);
+        }
+    }
     for i in 0..a.streams {
+        if a.http2 {
+            let send = senders[i / STREAMS_PER_CONNECTION].clone();
+            let (a, opened, gate, round_rx, arrivals) = (
+                a.clone(),
+                opened.clone(),
+                gate.clone(),
+                round_rx.clone(),
+                arrivals.clone(),
+            );
+            tasks.push(tokio::spawn(async move {
+                let permit = gate.acquire_owned().await.expect("semaphore");
+                let mut body = h2_listen(send, &a, i).await;
+                opened.fetch_add(1, Ordering::Relaxed);
+                drop(permit);
+                let probe = i < a.probe;
+                while let Some(Ok(chunk)) = body.data().await {
+                    let _ = body.flow_control().release_capacity(chunk.len());
+                    if probe && chunk.windows(12).any(|w| w == b"list_changed") {
+                        let (_, t0) = *round_rx.borrow();
+                        arrivals
+                            .lock()
+                            .await
+                            .push(t0.elapsed().as_secs_f64() * 1000.0);
+                    }
+                }
+            }));
+            continue;
+        }
         let (a, opened, gate, round_rx, arrivals) = (
             a.clone(),
             opened.clone(),

@@ -398,7 +398,8 @@ fn forbidden(message: &str) -> Response {
 }
 
 /// The rejection of a request whose `Origin` or `Host` is not allowed, if it is one.
-fn check_security(ep: &Endpoint, headers: &HeaderMap) -> Option<Response> {
+fn check_security(ep: &Endpoint, parts: &Parts) -> Option<Response> {
+    let headers = &parts.headers;
     if let Some(origin) = headers.get(header::ORIGIN) {
         let ok = origin
             .to_str()
@@ -407,7 +408,11 @@ fn check_security(ep: &Endpoint, headers: &HeaderMap) -> Option<Response> {
             return Some(forbidden("Forbidden: origin not allowed"));
         }
     }
-    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    // HTTP/2 carries the host in the `:authority` pseudo-header (the URI), not in `Host`.
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .or_else(|| parts.uri.authority().map(|a| a.as_str()));
     if !host_allowed(&ep.hosts, host) {
         return Some(forbidden("Forbidden: host not allowed"));
     }
@@ -533,7 +538,7 @@ fn check_standard_headers(
 
 async fn handle(State(ep): State<Arc<Endpoint>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
-    if let Some(rejection) = check_security(&ep, &parts.headers) {
+    if let Some(rejection) = check_security(&ep, &parts) {
         return rejection;
     }
     match parts.method {
