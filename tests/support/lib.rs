@@ -63,3 +63,40 @@ pub fn assert_modern(def: &str, value: &Value) {
 pub fn assert_legacy(def: &str, value: &Value) {
     assert_conforms("2025-11-25", def, value);
 }
+
+/// The user guide (`guide/src/`): `cargo test --doc -p tests` compiles every Rust example of
+/// every chapter, and runs those not marked `no_run`. Blocks that rely on the automatic
+/// collection of `#[tool]`s are marked `standalone_crate`, so that the items of other
+/// examples (merged into one test crate) do not join their server.
+#[cfg(doctest)]
+#[allow(dead_code)]
+mod guide {
+    #[doc = include_str!("../../guide/src/introduction.md")]
+    struct Introduction;
+    #[doc = include_str!("../../guide/src/quickstart.md")]
+    struct Quickstart;
+    #[doc = include_str!("../../guide/src/tools.md")]
+    struct Tools;
+    #[doc = include_str!("../../guide/src/prompts.md")]
+    struct Prompts;
+    #[doc = include_str!("../../guide/src/resources.md")]
+    struct Resources;
+    #[doc = include_str!("../../guide/src/completion.md")]
+    struct Completion;
+    #[doc = include_str!("../../guide/src/context.md")]
+    struct TheContext;
+    #[doc = include_str!("../../guide/src/transports.md")]
+    struct Transports;
+    #[doc = include_str!("../../guide/src/caching.md")]
+    struct Caching;
+    #[doc = include_str!("../../guide/src/runtime-changes.md")]
+    struct RuntimeChanges;
+    #[doc = include_str!("../../guide/src/legacy.md")]
+    struct Legacy;
+    #[doc = include_str!("../../guide/src/testing.md")]
+    struct Testing;
+    #[doc = include_str!("../../guide/src/deploying.md")]
+    struct Deploying;
+    #[doc = include_str!("../../guide/src/performance.md")]
+    struct Performance;
+}
