@@ -595,3 +595,43 @@ async fn automatic_collection_skips_unregistered_tools() {
         .await;
     assert_eq!(r["content"][0]["text"], "late");
 }
+
+/// Counts calls in application state.
+#[tool(register = false)]
+fn visits(#[ctx] counter: mcp_framework::State<std::sync::atomic::AtomicU64>) -> String {
+    let n = counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+    format!("visit {n}")
+}
+
+#[tokio::test]
+async fn application_state_reaches_handlers() {
+    let server = Server::builder()
+        .tools(tools![visits])
+        .prompts(mcp_framework::PromptSet::new())
+        .resources(mcp_framework::ResourceSet::new())
+        .state(std::sync::atomic::AtomicU64::new(41))
+        .build()
+        .unwrap();
+    let mut c = Client::start(server);
+    let r = c.result("tools/call", json!({"name": "visits"})).await;
+    assert_eq!(r["content"][0]["text"], "visit 42");
+    let r = c.result("tools/call", json!({"name": "visits"})).await;
+    assert_eq!(r["content"][0]["text"], "visit 43");
+    // Without the state registered: an internal error naming the type, and the server lives.
+    let server = Server::builder()
+        .tools(tools![visits])
+        .prompts(mcp_framework::PromptSet::new())
+        .resources(mcp_framework::ResourceSet::new())
+        .build()
+        .unwrap();
+    let mut c = Client::start(server);
+    let e = c.send("tools/call", json!({"name": "visits"})).await;
+    assert_eq!(e["error"]["code"], -32603, "{e}");
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("AtomicU64"),
+        "{e}"
+    );
+}

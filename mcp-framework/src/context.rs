@@ -198,6 +198,40 @@ impl FromContext for ServerHandle {
     }
 }
 
+/// Application state registered with [`ServerBuilder::state`](crate::ServerBuilder::state):
+/// take it as a `#[ctx] db: State<Db>` parameter. Dereferences to `T`.
+///
+/// A handler asking for a type that was never registered fails its request with an
+/// internal error naming the type.
+#[derive(Debug)]
+pub struct State<T>(pub Arc<T>);
+
+impl<T> Clone for State<T> {
+    fn clone(&self) -> Self {
+        Self(self.0.clone())
+    }
+}
+
+impl<T> std::ops::Deref for State<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: Send + Sync + 'static> FromContext for State<T> {
+    fn from_context(cx: &Context) -> Self {
+        match cx.state::<T>() {
+            Some(v) => Self(v),
+            None => panic!(
+                "no state of type `{}`: register it with ServerBuilder::state",
+                std::any::type_name::<T>()
+            ),
+        }
+    }
+}
+
 impl FromContext for CancellationToken {
     fn from_context(cx: &Context) -> Self {
         cx.inner.cancel.clone()
@@ -249,6 +283,17 @@ impl Context {
     /// The authenticated principal, when an authentication layer provided one.
     pub fn principal(&self) -> Option<&Principal> {
         self.inner.http.as_ref().and_then(|h| h.principal.as_ref())
+    }
+
+    /// The application state of type `T` registered with
+    /// [`ServerBuilder::state`](crate::ServerBuilder::state).
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        self.inner
+            .server
+            .state
+            .get(&std::any::TypeId::of::<T>())
+            .cloned()
+            .and_then(|v| v.downcast::<T>().ok())
     }
 
     /// A handle to change what the server serves.

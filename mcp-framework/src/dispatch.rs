@@ -716,9 +716,20 @@ async fn read_resource(
 /// Values of a schema property's `enum` (or `oneOf` consts), for completion without a
 /// completer.
 fn enum_values(schema: &crate::protocol::JsonObject, property: &str) -> Vec<String> {
-    let Some(prop) = schema.get("properties").and_then(|p| p.get(property)) else {
+    let Some(mut prop) = schema.get("properties").and_then(|p| p.get(property)) else {
         return Vec::new();
     };
+    // `Option<Enum>`: `anyOf: [{$ref}, {type: null}]`.
+    if let Some(first) = prop
+        .get("anyOf")
+        .and_then(Value::as_array)
+        .and_then(|alts| {
+            alts.iter()
+                .find(|a| a.get("type") != Some(&Value::from("null")))
+        })
+    {
+        prop = first;
+    }
     let prop = match prop
         .get("$ref")
         .and_then(Value::as_str)

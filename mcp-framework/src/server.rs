@@ -69,7 +69,13 @@ pub(crate) struct ServerInner {
     pub(crate) shutdown: CancellationToken,
     #[cfg(feature = "http")]
     pub(crate) sessions: crate::transport::http::Sessions,
+    /// Application state, by type (see [`ServerBuilder::state`]).
+    pub(crate) state: StateMap,
 }
+
+/// Values registered with [`ServerBuilder::state`], by type.
+pub(crate) type StateMap =
+    std::collections::HashMap<std::any::TypeId, Arc<dyn std::any::Any + Send + Sync>>;
 
 impl fmt::Debug for ServerInner {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -110,6 +116,7 @@ pub struct ServerBuilder {
     previous_state_keys: Vec<StateKey>,
     state_ttl: Duration,
     bus: Option<Arc<dyn EventBus>>,
+    app_state: StateMap,
 }
 
 impl fmt::Debug for ServerBuilder {
@@ -142,6 +149,7 @@ impl Server {
             previous_state_keys: Vec::new(),
             state_ttl: Duration::from_secs(600),
             bus: None,
+            app_state: StateMap::new(),
         }
     }
 
@@ -385,10 +393,15 @@ impl ServerBuilder {
     /// 413, larger stdio lines a JSON-RPC error.
     pub fn max_message_bytes(mut self, bytes: usize) -> Self {
         self.config.max_message_bytes = bytes;
-        #[cfg(feature = "http")]
-        {
-            self.config.http.max_body_bytes = bytes;
-        }
+        self
+    }
+
+    /// Shares a value with every handler: take it as a `#[ctx] x: State<T>` parameter (or
+    /// call [`Context::state`](crate::Context::state)). One value per type; a database pool,
+    /// a configuration, an `Arc<Mutex<…>>` of application data.
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.app_state
+            .insert(std::any::TypeId::of::<T>(), Arc::new(value));
         self
     }
 
@@ -462,6 +475,7 @@ impl ServerBuilder {
             shutdown: CancellationToken::new(),
             #[cfg(feature = "http")]
             sessions: crate::transport::http::Sessions::new(&self.config.http),
+            state: self.app_state,
             config: self.config,
         };
         Ok(Server {

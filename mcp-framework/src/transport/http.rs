@@ -42,13 +42,14 @@ const SESSION_HEADER: &str = "mcp-session-id";
 
 /// Settings of the HTTP transport: what it accepts and how long it keeps things.
 ///
-/// Defaults: bodies up to 4 MiB; `Origin` (when present) must be a localhost origin; when
+/// Defaults: bodies up to the server's `max_message_bytes` (4 MiB); `Origin` (when present) must be a localhost origin; when
 /// served on a loopback address the `Host` must be a localhost name (DNS-rebinding
 /// protection); legacy sessions expire after 30 idle minutes, at most 10,000 at once;
 /// listen streams get a keep-alive comment every 15 s.
 #[derive(Debug, Clone)]
 pub struct HttpConfig {
-    pub(crate) max_body_bytes: usize,
+    /// `None`: the server's `max_message_bytes`.
+    pub(crate) max_body_bytes: Option<usize>,
     pub(crate) allowed_origins: Option<Vec<String>>,
     pub(crate) allowed_hosts: Option<Vec<String>>,
     pub(crate) session_idle_timeout: Duration,
@@ -59,7 +60,7 @@ pub struct HttpConfig {
 impl Default for HttpConfig {
     fn default() -> Self {
         Self {
-            max_body_bytes: 4 * 1024 * 1024,
+            max_body_bytes: None,
             allowed_origins: None,
             allowed_hosts: None,
             session_idle_timeout: Duration::from_secs(30 * 60),
@@ -95,10 +96,11 @@ impl HttpConfig {
         self
     }
 
-    /// The largest request body accepted (larger bodies get 413).
+    /// The largest request body accepted (larger bodies get 413); by default the server's
+    /// [`max_message_bytes`](crate::ServerBuilder::max_message_bytes).
     #[must_use]
     pub fn max_body_bytes(mut self, bytes: usize) -> Self {
-        self.max_body_bytes = bytes;
+        self.max_body_bytes = Some(bytes);
         self
     }
 
@@ -633,7 +635,12 @@ async fn post(ep: Arc<Endpoint>, parts: Parts, body: Body) -> Response {
             );
         }
     }
-    let limit = ep.server.config.http.max_body_bytes;
+    let limit = ep
+        .server
+        .config
+        .http
+        .max_body_bytes
+        .unwrap_or(ep.server.config.max_message_bytes);
     let too_large = || {
         error_response(
             StatusCode::PAYLOAD_TOO_LARGE,
