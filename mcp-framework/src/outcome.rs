@@ -219,6 +219,8 @@ impl<T: StructuredOutput> ViaStructured<T> for Probe<T> {
 
 /// Decodes a tool's (already validated) arguments; a failure is an `isError` result.
 #[doc(hidden)]
+// The error is the rare path (the arguments already passed the schema).
+#[allow(clippy::result_large_err)]
 pub fn decode_arguments<T: DeserializeOwned>(arguments: Value) -> Result<T, ToolResult> {
     serde_json::from_value(arguments)
         .map_err(|e| Ok(error_result(format!("Invalid arguments: {e}"))))

@@ -274,6 +274,8 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::
 
 /// Classifies one JSON-RPC message. Batches (arrays) and anything that is not a single
 /// request, notification or response is rejected with the JSON-RPC error to send back.
+// A rejection is the rare path; boxing it would cost every valid message an allocation check.
+#[allow(clippy::result_large_err)]
 pub(crate) fn parse_message(bytes: &[u8]) -> Result<Incoming, Rejected> {
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first == Some(&b'[') {
