@@ -454,6 +454,7 @@ fn itoa_buf(n: i64) -> ItoaBuf {
 mod tests {
     use super::*;
 
+    #[allow(clippy::result_large_err)]
     fn classify(s: &str) -> Result<Incoming, Rejected> {
         parse_message(s.as_bytes())
     }
