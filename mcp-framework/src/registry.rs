@@ -813,188 +813,129 @@ pub(crate) fn build_resource(
 // ---------------------------------------------------------------------------------------------
 // Sets and automatic collection
 
-/// A tool as a set holds it: a definition factory and a handler.
-#[derive(Clone)]
-pub(crate) struct ToolSource {
-    pub(crate) definition: ToolDefinition,
-    pub(crate) call: ToolFn,
+/// Defines a set of one kind of definition: the source it holds (a definition and its
+/// handler), the public set type and its builder methods.
+macro_rules! define_set {
+    (
+        $(#[$set_doc:meta])*
+        $set:ident of $source:ident {
+            definition: $definition:ty,
+            handler: $handler:ident::$handler_fn:ident => $field:ident: $fn_type:ty,
+            input: $input:ty,
+            output: $output:ty,
+            with_doc: $with_doc:literal,
+            with_fn_doc: $with_fn_doc:literal,
+            len_doc: $len_doc:literal $(,)?
+        }
+    ) => {
+        /// A definition as a set holds it, with its handler.
+        #[derive(Clone)]
+        pub(crate) struct $source {
+            pub(crate) definition: $definition,
+            pub(crate) $field: $fn_type,
+        }
+
+        $(#[$set_doc])*
+        #[derive(Clone, Default)]
+        pub struct $set {
+            pub(crate) items: Vec<$source>,
+        }
+
+        impl fmt::Debug for $set {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_list()
+                    .entries(self.items.iter().map(|t| &t.definition.name))
+                    .finish()
+            }
+        }
+
+        impl $set {
+            /// An empty set.
+            pub fn new() -> Self {
+                Self::default()
+            }
+
+            #[doc = $with_doc]
+            #[must_use]
+            pub fn with<H: $handler>(mut self) -> Self {
+                self.items.push($source {
+                    definition: H::definition(),
+                    $field: Arc::new(H::$handler_fn),
+                });
+                self
+            }
+
+            #[doc = $with_fn_doc]
+            #[must_use]
+            pub fn with_fn<F, Fut>(mut self, definition: $definition, f: F) -> Self
+            where
+                F: Fn($input, Context) -> Fut + Send + Sync + 'static,
+                Fut: Future<Output = $output> + Send + 'static,
+            {
+                self.items.push($source {
+                    definition,
+                    $field: Arc::new(move |input, cx| Box::pin(f(input, cx))),
+                });
+                self
+            }
+
+            /// Adds everything of another set.
+            #[must_use]
+            pub fn extend(mut self, other: Self) -> Self {
+                self.items.extend(other.items);
+                self
+            }
+
+            #[doc = $len_doc]
+            pub fn len(&self) -> usize {
+                self.items.len()
+            }
+
+            /// Whether the set is empty.
+            pub fn is_empty(&self) -> bool {
+                self.items.is_empty()
+            }
+        }
+    };
 }
 
-/// An explicit set of tools (`tools![a, b]`). Given to
-/// [`ServerBuilder::tools`](crate::ServerBuilder::tools) it replaces automatic collection.
-#[derive(Clone, Default)]
-pub struct ToolSet {
-    pub(crate) items: Vec<ToolSource>,
-}
-
-impl fmt::Debug for ToolSet {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list()
-            .entries(self.items.iter().map(|t| &t.definition.name))
-            .finish()
-    }
-}
-
-impl ToolSet {
-    /// An empty set.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Adds a `#[tool]` function (by the name of the function).
-    #[must_use]
-    pub fn with<H: ToolHandler>(mut self) -> Self {
-        self.items.push(ToolSource {
-            definition: H::definition(),
-            call: Arc::new(H::call),
-        });
-        self
-    }
-
-    /// Adds a tool defined at run time from a definition and an async closure.
-    #[must_use]
-    pub fn with_fn<F, Fut>(mut self, definition: ToolDefinition, f: F) -> Self
-    where
-        F: Fn(Value, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = ToolResult> + Send + 'static,
-    {
-        self.items.push(ToolSource {
-            definition,
-            call: Arc::new(move |args, cx| Box::pin(f(args, cx))),
-        });
-        self
-    }
-
-    /// The number of tools.
-    pub fn len(&self) -> usize {
-        self.items.len()
-    }
-
-    /// Whether the set is empty.
-    pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
-    }
-}
-
-#[derive(Clone)]
-pub(crate) struct PromptSource {
-    pub(crate) definition: PromptDefinition,
-    pub(crate) get: PromptFn,
-}
-
-/// An explicit set of prompts (`prompts![a, b]`).
-#[derive(Clone, Default)]
-pub struct PromptSet {
-    pub(crate) items: Vec<PromptSource>,
-}
-
-impl fmt::Debug for PromptSet {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list()
-            .entries(self.items.iter().map(|t| &t.definition.name))
-            .finish()
-    }
-}
-
-impl PromptSet {
-    /// An empty set.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Adds a `#[prompt]` function.
-    #[must_use]
-    pub fn with<H: PromptHandler>(mut self) -> Self {
-        self.items.push(PromptSource {
-            definition: H::definition(),
-            get: Arc::new(H::get),
-        });
-        self
-    }
-
-    /// Adds a prompt defined at run time.
-    #[must_use]
-    pub fn with_fn<F, Fut>(mut self, definition: PromptDefinition, f: F) -> Self
-    where
-        F: Fn(Value, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = PromptResult> + Send + 'static,
-    {
-        self.items.push(PromptSource {
-            definition,
-            get: Arc::new(move |args, cx| Box::pin(f(args, cx))),
-        });
-        self
-    }
-
-    /// The number of prompts.
-    pub fn len(&self) -> usize {
-        self.items.len()
-    }
-
-    /// Whether the set is empty.
-    pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
+define_set! {
+    /// An explicit set of tools (`tools![a, b]`). Given to
+    /// [`ServerBuilder::tools`](crate::ServerBuilder::tools) it replaces automatic collection.
+    ToolSet of ToolSource {
+        definition: ToolDefinition,
+        handler: ToolHandler::call => call: ToolFn,
+        input: Value,
+        output: ToolResult,
+        with_doc: "Adds a `#[tool]` function (by the name of the function).",
+        with_fn_doc: "Adds a tool defined at run time from a definition and an async closure.",
+        len_doc: "The number of tools.",
     }
 }
 
-#[derive(Clone)]
-pub(crate) struct ResourceSource {
-    pub(crate) definition: ResourceDefinition,
-    pub(crate) read: ReadFn,
-}
-
-/// An explicit set of resources and resource templates (`resources![a, b]`).
-#[derive(Clone, Default)]
-pub struct ResourceSet {
-    pub(crate) items: Vec<ResourceSource>,
-}
-
-impl fmt::Debug for ResourceSet {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list()
-            .entries(self.items.iter().map(|t| &t.definition.name))
-            .finish()
+define_set! {
+    /// An explicit set of prompts (`prompts![a, b]`).
+    PromptSet of PromptSource {
+        definition: PromptDefinition,
+        handler: PromptHandler::get => get: PromptFn,
+        input: Value,
+        output: PromptResult,
+        with_doc: "Adds a `#[prompt]` function.",
+        with_fn_doc: "Adds a prompt defined at run time.",
+        len_doc: "The number of prompts.",
     }
 }
 
-impl ResourceSet {
-    /// An empty set.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Adds a `#[resource]` function.
-    #[must_use]
-    pub fn with<H: ResourceHandler>(mut self) -> Self {
-        self.items.push(ResourceSource {
-            definition: H::definition(),
-            read: Arc::new(H::read),
-        });
-        self
-    }
-
-    /// Adds a resource or template defined at run time.
-    #[must_use]
-    pub fn with_fn<F, Fut>(mut self, definition: ResourceDefinition, f: F) -> Self
-    where
-        F: Fn(ResourceRequest, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = ReadResult> + Send + 'static,
-    {
-        self.items.push(ResourceSource {
-            definition,
-            read: Arc::new(move |req, cx| Box::pin(f(req, cx))),
-        });
-        self
-    }
-
-    /// The number of resources and templates.
-    pub fn len(&self) -> usize {
-        self.items.len()
-    }
-
-    /// Whether the set is empty.
-    pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
+define_set! {
+    /// An explicit set of resources and resource templates (`resources![a, b]`).
+    ResourceSet of ResourceSource {
+        definition: ResourceDefinition,
+        handler: ResourceHandler::read => read: ReadFn,
+        input: ResourceRequest,
+        output: ReadResult,
+        with_doc: "Adds a `#[resource]` function.",
+        with_fn_doc: "Adds a resource or template defined at run time.",
+        len_doc: "The number of resources and templates.",
     }
 }
 
