@@ -50,6 +50,49 @@ impl fmt::Display for Location {
     }
 }
 
+/// The builder methods every kind of definition has.
+macro_rules! shared_builders {
+    () => {
+        /// Human-readable title.
+        #[must_use]
+        pub fn title(mut self, title: impl Into<Cow<'static, str>>) -> Self {
+            self.title = Some(title.into());
+            self
+        }
+
+        /// Description (an empty one is ignored).
+        #[must_use]
+        pub fn description(mut self, description: impl Into<Cow<'static, str>>) -> Self {
+            let d = description.into();
+            if !d.is_empty() {
+                self.description = Some(d);
+            }
+            self
+        }
+
+        /// Adds an icon.
+        #[must_use]
+        pub fn icon(mut self, icon: Icon) -> Self {
+            self.icons.push(icon);
+            self
+        }
+
+        /// `_meta` for the definition, as a JSON object literal (checked by `build()`).
+        #[must_use]
+        pub fn meta_json(mut self, json: impl Into<Cow<'static, str>>) -> Self {
+            self.meta = Some(json.into());
+            self
+        }
+
+        /// Where the definition is in the source.
+        #[must_use]
+        pub fn location(mut self, location: Location) -> Self {
+            self.location = location;
+            self
+        }
+    };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Tools
 
@@ -81,6 +124,8 @@ pub struct ToolDefinition {
 }
 
 impl ToolDefinition {
+    shared_builders!();
+
     /// A tool named `name` taking arguments described by `input_schema` (a JSON Schema
     /// object whose root is `type: "object"`).
     pub fn new(name: impl Into<Cow<'static, str>>, input_schema: JsonObject) -> Self {
@@ -97,23 +142,6 @@ impl ToolDefinition {
         }
     }
 
-    /// Human-readable title.
-    #[must_use]
-    pub fn title(mut self, title: impl Into<Cow<'static, str>>) -> Self {
-        self.title = Some(title.into());
-        self
-    }
-
-    /// Description shown to the model.
-    #[must_use]
-    pub fn description(mut self, description: impl Into<Cow<'static, str>>) -> Self {
-        let d = description.into();
-        if !d.is_empty() {
-            self.description = Some(d);
-        }
-        self
-    }
-
     /// JSON Schema of `structuredContent`.
     #[must_use]
     pub fn output_schema(mut self, schema: Option<JsonObject>) -> Self {
@@ -125,27 +153,6 @@ impl ToolDefinition {
     #[must_use]
     pub fn annotations(mut self, annotations: ToolAnnotations) -> Self {
         self.annotations = Some(annotations);
-        self
-    }
-
-    /// Adds an icon.
-    #[must_use]
-    pub fn icon(mut self, icon: Icon) -> Self {
-        self.icons.push(icon);
-        self
-    }
-
-    /// `_meta` for the definition, as a JSON object literal (checked by `build()`).
-    #[must_use]
-    pub fn meta_json(mut self, json: impl Into<Cow<'static, str>>) -> Self {
-        self.meta = Some(json.into());
-        self
-    }
-
-    /// Where the definition is in the source.
-    #[must_use]
-    pub fn location(mut self, location: Location) -> Self {
-        self.location = location;
         self
     }
 }
@@ -315,6 +322,8 @@ impl fmt::Debug for PromptDefinition {
 }
 
 impl PromptDefinition {
+    shared_builders!();
+
     /// A prompt whose arguments are the properties of `arguments_schema` (an object schema;
     /// `required` marks required arguments, `description`s become argument descriptions).
     pub fn new(name: impl Into<Cow<'static, str>>, arguments_schema: JsonObject) -> Self {
@@ -330,48 +339,10 @@ impl PromptDefinition {
         }
     }
 
-    /// Human-readable title.
-    #[must_use]
-    pub fn title(mut self, title: impl Into<Cow<'static, str>>) -> Self {
-        self.title = Some(title.into());
-        self
-    }
-
-    /// Description.
-    #[must_use]
-    pub fn description(mut self, description: impl Into<Cow<'static, str>>) -> Self {
-        let d = description.into();
-        if !d.is_empty() {
-            self.description = Some(d);
-        }
-        self
-    }
-
-    /// Adds an icon.
-    #[must_use]
-    pub fn icon(mut self, icon: Icon) -> Self {
-        self.icons.push(icon);
-        self
-    }
-
-    /// `_meta` as a JSON object literal.
-    #[must_use]
-    pub fn meta_json(mut self, json: impl Into<Cow<'static, str>>) -> Self {
-        self.meta = Some(json.into());
-        self
-    }
-
     /// Attaches a completer to an argument (see [`Completer`](crate::Completer)).
     #[must_use]
     pub fn complete(mut self, argument: &str, completer: Arc<dyn ErasedCompleter>) -> Self {
         self.completers.insert(argument.to_owned(), completer);
-        self
-    }
-
-    /// Where the definition is in the source.
-    #[must_use]
-    pub fn location(mut self, location: Location) -> Self {
-        self.location = location;
         self
     }
 }
@@ -578,6 +549,8 @@ impl CacheOverride {
 }
 
 impl ResourceDefinition {
+    shared_builders!();
+
     fn with_shape(shape: ResourceShape, name: Cow<'static, str>) -> Self {
         Self {
             shape,
@@ -615,23 +588,6 @@ impl ResourceDefinition {
         )
     }
 
-    /// Human-readable title.
-    #[must_use]
-    pub fn title(mut self, title: impl Into<Cow<'static, str>>) -> Self {
-        self.title = Some(title.into());
-        self
-    }
-
-    /// Description.
-    #[must_use]
-    pub fn description(mut self, description: impl Into<Cow<'static, str>>) -> Self {
-        let d = description.into();
-        if !d.is_empty() {
-            self.description = Some(d);
-        }
-        self
-    }
-
     /// MIME type of the contents.
     #[must_use]
     pub fn mime_type(mut self, mime: impl Into<Cow<'static, str>>) -> Self {
@@ -643,20 +599,6 @@ impl ResourceDefinition {
     #[must_use]
     pub fn size(mut self, size: u64) -> Self {
         self.size = Some(size);
-        self
-    }
-
-    /// Adds an icon.
-    #[must_use]
-    pub fn icon(mut self, icon: Icon) -> Self {
-        self.icons.push(icon);
-        self
-    }
-
-    /// `_meta` as a JSON object literal.
-    #[must_use]
-    pub fn meta_json(mut self, json: impl Into<Cow<'static, str>>) -> Self {
-        self.meta = Some(json.into());
         self
     }
 
@@ -678,13 +620,6 @@ impl ResourceDefinition {
     #[must_use]
     pub fn complete(mut self, variable: &str, completer: Arc<dyn ErasedCompleter>) -> Self {
         self.completers.insert(variable.to_owned(), completer);
-        self
-    }
-
-    /// Where the definition is in the source.
-    #[must_use]
-    pub fn location(mut self, location: Location) -> Self {
-        self.location = location;
         self
     }
 }
