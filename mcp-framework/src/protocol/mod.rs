@@ -1,6 +1,7 @@
 //! Serde types for every MCP message, for revision 2026-07-28 and the legacy shapes that
-//! differ. Plain data: no I/O, no tokio, no axum.
+//! differ. Plain data: no I/O, no tokio, no axum, and nothing else of this crate.
 
+pub mod annotations;
 pub mod capabilities;
 pub mod completion;
 pub mod content;
@@ -14,6 +15,7 @@ pub mod meta;
 pub mod mrtr;
 pub mod notifications;
 pub mod params;
+pub mod primitives;
 pub mod prompts;
 pub mod resources;
 pub mod result;
@@ -36,6 +38,7 @@ pub use meta::{ProgressToken, keys};
 pub use mrtr::*;
 pub use notifications::*;
 pub use params::*;
+pub use primitives::*;
 pub use prompts::*;
 pub use resources::*;
 pub use result::*;

@@ -1,64 +1,16 @@
-//! Prompts: `Prompt`, `prompts/list` and `prompts/get`.
+//! Prompts: `prompts/list` and `prompts/get` (the [`Prompt`] definition is a
+//! [primitive](super::primitives)).
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::annotations::Role;
 use super::capabilities::JsonObject;
-use super::content::{Content, Role};
-use super::implementation::Icon;
+use super::content::Content;
 use super::mrtr::InputResponses;
+pub use super::primitives::{Prompt, PromptArgument};
 use super::result::{CacheScope, ResultType, de_ttl, impl_result_fields};
-
-/// A prompt or prompt template the server offers.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Prompt {
-    /// Programmatic name.
-    pub name: String,
-    /// Human-readable name for display.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// What the prompt provides.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// The arguments the prompt accepts.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub arguments: Option<Vec<PromptArgument>>,
-    /// Icons for user interfaces.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub icons: Option<Vec<Icon>>,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
-}
-
-impl Prompt {
-    /// A prompt with just a name.
-    pub fn new(name: impl Into<String>) -> Self {
-        Self {
-            name: name.into(),
-            ..Self::default()
-        }
-    }
-}
-
-/// An argument a prompt accepts (arguments are always strings).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PromptArgument {
-    /// Programmatic name.
-    pub name: String,
-    /// Human-readable name for display.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// What the argument is.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// Whether the argument must be given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub required: Option<bool>,
-}
 
 /// One message of a prompt.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -1,94 +1,14 @@
-//! Resources: `Resource`, `ResourceTemplate`, `resources/list`, `resources/templates/list`,
-//! `resources/read` and `notifications/resources/updated`.
+//! Resources: `resources/list`, `resources/templates/list`, `resources/read` and
+//! `notifications/resources/updated` (the [`Resource`] and [`ResourceTemplate`] definitions
+//! are [primitives](super::primitives)).
 
 use serde::{Deserialize, Serialize};
 
 use super::capabilities::JsonObject;
-use super::content::{Annotations, ResourceContents};
-use super::implementation::Icon;
+use super::content::ResourceContents;
 use super::mrtr::InputResponses;
+pub use super::primitives::{Resource, ResourceTemplate};
 use super::result::{CacheScope, ResultType, de_ttl, impl_result_fields};
-
-/// A resource the server can read (also the body of a `resource_link` content block).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Resource {
-    /// The resource's URI.
-    pub uri: String,
-    /// Programmatic name.
-    pub name: String,
-    /// Human-readable name for display.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// What the resource is.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// The MIME type, if known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<String>,
-    /// Size in bytes of the raw contents (before base64), if known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub size: Option<u64>,
-    /// Display hints.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<Annotations>,
-    /// Icons for user interfaces.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub icons: Option<Vec<Icon>>,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
-}
-
-impl Resource {
-    /// A resource with a URI and a name.
-    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
-        Self {
-            uri: uri.into(),
-            name: name.into(),
-            ..Self::default()
-        }
-    }
-}
-
-/// A family of resources described by an RFC 6570 URI template.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ResourceTemplate {
-    /// The URI template.
-    pub uri_template: String,
-    /// Programmatic name.
-    pub name: String,
-    /// Human-readable name for display.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// What the resources are.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// The MIME type shared by all matching resources, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<String>,
-    /// Display hints.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<Annotations>,
-    /// Icons for user interfaces.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub icons: Option<Vec<Icon>>,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
-}
-
-impl ResourceTemplate {
-    /// A template with a URI template and a name.
-    pub fn new(uri_template: impl Into<String>, name: impl Into<String>) -> Self {
-        Self {
-            uri_template: uri_template.into(),
-            name: name.into(),
-            ..Self::default()
-        }
-    }
-}
 
 /// Params of `resources/read`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -11,9 +11,10 @@ use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::annotations::Role;
 use super::capabilities::JsonObject;
-use super::content::{AudioContent, Content, ImageContent, Role, TextContent};
-use super::tools::Tool;
+use super::content::{AudioContent, Content, ImageContent, TextContent};
+use super::primitives::Tool;
 
 /// The model's request to call a tool (`{"type":"tool_use"}`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -1,74 +1,14 @@
-//! Tools: `Tool`, `tools/list` and `tools/call`.
+//! Tools: `tools/list` and `tools/call` (the [`Tool`] definition is a
+//! [primitive](super::primitives)).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::capabilities::JsonObject;
 use super::content::Content;
-use super::implementation::Icon;
 use super::mrtr::InputResponses;
+pub use super::primitives::{Tool, ToolAnnotations};
 use super::result::{CacheScope, ResultType, de_ttl, impl_result_fields};
-
-/// A tool the client can call.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Tool {
-    /// Programmatic name.
-    pub name: String,
-    /// Human-readable name for display.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// What the tool does (a hint to the model).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// JSON Schema of the arguments; its root has `"type": "object"`.
-    pub input_schema: JsonObject,
-    /// JSON Schema of `structuredContent`. Any root type on 2026-07-28; legacy revisions
-    /// require an object root.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output_schema: Option<JsonObject>,
-    /// Behaviour hints.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<ToolAnnotations>,
-    /// Icons for user interfaces.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub icons: Option<Vec<Icon>>,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
-}
-
-impl Tool {
-    /// A tool with a name and an input schema.
-    pub fn new(name: impl Into<String>, input_schema: JsonObject) -> Self {
-        Self {
-            name: name.into(),
-            input_schema,
-            ..Self::default()
-        }
-    }
-}
-
-/// Hints about a tool's behaviour. Untrusted unless the server is trusted.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolAnnotations {
-    /// Human-readable name for display.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// The tool does not modify its environment (default `false`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub read_only_hint: Option<bool>,
-    /// The tool may perform destructive updates (default `true`; meaningless if read-only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub destructive_hint: Option<bool>,
-    /// Repeating a call with the same arguments has no further effect (default `false`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub idempotent_hint: Option<bool>,
-    /// The tool interacts with an open world of external entities (default `true`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub open_world_hint: Option<bool>,
-}
 
 /// Params of `tools/call`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
