@@ -4,10 +4,9 @@ use darling::FromMeta;
 use proc_macro2::{Span, TokenStream};
 use syn::{LitStr, Path};
 
-use super::{
-    CommonArgs, Errors, Kind, TextExpr, common, error, function, parse_args, parse_item,
-    template_variables,
-};
+use super::params::function;
+use super::template::template_variables;
+use super::{CommonArgs, Errors, Kind, TextExpr, common, error, parse_args, parse_item};
 use crate::model::{CacheScope, ResourceKind, ResourceModel};
 
 /// The arguments of `#[resource(…)]`.

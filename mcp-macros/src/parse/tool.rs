@@ -4,7 +4,8 @@ use darling::FromMeta;
 use proc_macro2::TokenStream;
 use syn::{LitStr, Path};
 
-use super::{CommonArgs, Errors, Kind, TextExpr, common, function, parse_args, parse_item};
+use super::params::function;
+use super::{CommonArgs, Errors, Kind, TextExpr, common, parse_args, parse_item};
 use crate::model::{Annotations, ToolModel};
 
 /// The arguments of `#[tool(…)]`.
