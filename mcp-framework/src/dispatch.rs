@@ -730,17 +730,7 @@ fn enum_values(schema: &crate::protocol::JsonObject, property: &str) -> Vec<Stri
     {
         prop = first;
     }
-    let prop = match prop
-        .get("$ref")
-        .and_then(Value::as_str)
-        .and_then(|r| r.strip_prefix("#/$defs/"))
-    {
-        Some(name) => schema
-            .get("$defs")
-            .and_then(|d| d.get(name))
-            .unwrap_or(prop),
-        None => prop,
-    };
+    let prop = crate::schema::local_ref(schema.get("$defs"), prop.get("$ref")).unwrap_or(prop);
     if let Some(values) = prop.get("enum").and_then(Value::as_array) {
         return values
             .iter()

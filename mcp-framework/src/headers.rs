@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use crate::protocol::JsonObject;
 use crate::registry::{HeaderKind, HeaderParam};
+use crate::schema;
 
 const KEY: &str = "x-mcp-header";
 
@@ -25,11 +26,8 @@ pub(crate) fn normalize_header_properties(schema: &mut JsonObject) {
                 continue;
             };
             if p.contains_key(KEY) {
-                if let Some(target) = p
-                    .get("$ref")
-                    .and_then(Value::as_str)
-                    .and_then(|r| r.strip_prefix("#/$defs/"))
-                    .and_then(|name| defs?.get(name)?.as_object().cloned())
+                if let Some(target) =
+                    schema::local_ref(defs, p.get("$ref")).and_then(|t| t.as_object().cloned())
                 {
                     p.remove("$ref");
                     for (k, v) in target {

@@ -436,11 +436,7 @@ pub(crate) fn coerce_strings(
 }
 
 fn admits_string(root: &JsonObject, prop: &Value) -> bool {
-    if let Some(r) = prop.get("$ref").and_then(Value::as_str)
-        && let Some(def) = r
-            .strip_prefix("#/$defs/")
-            .and_then(|n| root.get("$defs")?.get(n))
-    {
+    if let Some(def) = schema::local_ref(root.get("$defs"), prop.get("$ref")) {
         return admits_string(root, def);
     }
     match prop.get("type") {

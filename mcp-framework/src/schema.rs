@@ -1,4 +1,5 @@
-//! JSON Schema generation (schemars, 2020-12) and compiled validators (jsonschema).
+//! JSON Schema generation (schemars, 2020-12), the few schema walks the runtime needs
+//! (object roots, local `$ref`s, wrapping outputs), and compiled validators (jsonschema).
 
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
@@ -82,6 +83,16 @@ pub(crate) fn wrap_output_schema(schema: &JsonObject) -> JsonObject {
         wrapped.insert("$defs".into(), defs);
     }
     wrapped
+}
+
+/// The definition a local `$ref` (`"#/$defs/Name"`) names, found in `defs` (the root
+/// schema's `$defs`); `None` for no reference, a remote one, or a missing definition.
+pub(crate) fn local_ref<'a>(
+    defs: Option<&'a Value>,
+    reference: Option<&Value>,
+) -> Option<&'a Value> {
+    let name = reference?.as_str()?.strip_prefix("#/$defs/")?;
+    defs?.get(name)
 }
 
 /// A compiled validator.
