@@ -10,9 +10,10 @@ use serde_json::Value;
 use crate::cache::{CachePolicy, ListKind, encode_cursor};
 use crate::catalog::Catalog;
 use crate::protocol::{
-    CallToolResult, CompleteResult, Completion, DiscoverResult, GetPromptResult, InitializeResult,
-    JsonObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, ProtocolVersion, ReadResourceResult, ResourceContents, ResultType, Tool,
+    CallToolResult, CompleteResult, Completion, DiscoverResult, GetPromptResult, Icon,
+    InitializeResult, JsonObject, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, ProtocolVersion, ReadResourceResult, ResourceContents,
+    ResultType, Tool,
 };
 use crate::registry::ToolEntry;
 use crate::schema;
@@ -29,6 +30,21 @@ fn with_server_info(server: &ServerInner, meta: Option<JsonObject>) -> Option<Js
         meta.entry(k.clone()).or_insert_with(|| v.clone());
     }
     Some(meta)
+}
+
+/// Clears the display fields a revision does not know: `title` (before 2025-06-18) and
+/// `icons` (before 2025-11-25).
+fn display_fields(
+    version: ProtocolVersion,
+    title: &mut Option<String>,
+    icons: &mut Option<Vec<Icon>>,
+) {
+    if !version.has_titles() {
+        *title = None;
+    }
+    if !version.has_icons() {
+        *icons = None;
+    }
 }
 
 /// Fills the common result fields of a modern result (and clears them for legacy ones).
@@ -82,13 +98,11 @@ pub(crate) fn discover(server: &ServerInner) -> Bytes {
 
 pub(crate) fn initialize_result(server: &ServerInner, version: ProtocolVersion) -> Bytes {
     let mut info = server.info.clone();
+    display_fields(version, &mut info.title, &mut info.icons);
     if !version.has_icons() {
-        info.icons = None;
+        // Added with icons (2025-11-25).
         info.website_url = None;
         info.description = None;
-    }
-    if !version.has_titles() {
-        info.title = None;
     }
     let result = InitializeResult {
         protocol_version: version.as_str().to_owned(),
@@ -114,12 +128,7 @@ pub(crate) fn tool_for(entry: &ToolEntry, version: ProtocolVersion) -> Tool {
     } else if version.needs_object_output() && entry.wraps_output {
         tool.output_schema = tool.output_schema.as_ref().map(schema::wrap_output_schema);
     }
-    if !version.has_titles() {
-        tool.title = None;
-    }
-    if !version.has_icons() {
-        tool.icons = None;
-    }
+    display_fields(version, &mut tool.title, &mut tool.icons);
     tool
 }
 
@@ -156,12 +165,7 @@ pub(crate) fn list_page(
                         .iter()
                         .map(|p| {
                             let mut p = p.prompt.clone();
-                            if !version.has_titles() {
-                                p.title = None;
-                            }
-                            if !version.has_icons() {
-                                p.icons = None;
-                            }
+                            display_fields(version, &mut p.title, &mut p.icons);
                             p
                         })
                         .collect(),
@@ -177,12 +181,7 @@ pub(crate) fn list_page(
                         .iter()
                         .map(|e| {
                             let mut r = e.resource.clone();
-                            if !version.has_titles() {
-                                r.title = None;
-                            }
-                            if !version.has_icons() {
-                                r.icons = None;
-                            }
+                            display_fields(version, &mut r.title, &mut r.icons);
                             r
                         })
                         .collect(),
@@ -198,12 +197,7 @@ pub(crate) fn list_page(
                         .iter()
                         .map(|e| {
                             let mut t = e.template.clone();
-                            if !version.has_titles() {
-                                t.title = None;
-                            }
-                            if !version.has_icons() {
-                                t.icons = None;
-                            }
+                            display_fields(version, &mut t.title, &mut t.icons);
                             t
                         })
                         .collect(),
