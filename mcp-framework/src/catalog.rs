@@ -6,10 +6,7 @@ use std::sync::Arc;
 
 use crate::cache::{ListKind, PageCache};
 use crate::error::Error;
-use crate::registry::{
-    Location, PromptEntry, ResourceEntry, ResourceOrTemplate, TemplateEntry, ToolEntry,
-    build_resource,
-};
+use crate::registry::{Location, PromptEntry, ResourceEntry, TemplateEntry, ToolEntry};
 use crate::registry::{PromptSet, ResourceSet, ToolSet};
 
 /// Everything served at one moment.
@@ -102,23 +99,9 @@ impl Catalog {
         resources: ResourceSet,
         page_size: usize,
     ) -> Result<Self, Error> {
-        let tools = tools
-            .items
-            .into_iter()
-            .map(|t| ToolEntry::new(t.definition, t.call).map(Arc::new))
-            .collect::<Result<Vec<_>, _>>()?;
-        let prompts = prompts
-            .items
-            .into_iter()
-            .map(|p| PromptEntry::new(p.definition, p.get).map(Arc::new))
-            .collect::<Result<Vec<_>, _>>()?;
-        let (mut fixed, mut templates) = (Vec::new(), Vec::new());
-        for r in resources.items {
-            match build_resource(r.definition, r.read)? {
-                ResourceOrTemplate::Resource(e) => fixed.push(Arc::new(e)),
-                ResourceOrTemplate::Template(e) => templates.push(Arc::new(e)),
-            }
-        }
+        let tools = tools.into_entries()?;
+        let prompts = prompts.into_entries()?;
+        let (fixed, templates) = resources.into_entries()?;
         Self::new(tools, prompts, fixed, templates, page_size)
     }
 

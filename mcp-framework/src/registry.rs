@@ -228,7 +228,7 @@ fn parse_meta(
 }
 
 impl ToolEntry {
-    pub(crate) fn new(mut def: ToolDefinition, call: ToolFn) -> Result<Self, Error> {
+    fn new(mut def: ToolDefinition, call: ToolFn) -> Result<Self, Error> {
         let kind = "tool";
         crate::headers::normalize_header_properties(&mut def.input_schema);
         let err = |reason: String| definition_error(kind, &def.name, def.location, reason);
@@ -392,7 +392,7 @@ pub(crate) fn schema_arguments(schema: &JsonObject) -> Vec<(String, Option<Strin
 }
 
 impl PromptEntry {
-    pub(crate) fn new(def: PromptDefinition, get: PromptFn) -> Result<Self, Error> {
+    fn new(def: PromptDefinition, get: PromptFn) -> Result<Self, Error> {
         let kind = "prompt";
         if def.name.is_empty() {
             return Err(definition_error(
@@ -661,15 +661,12 @@ impl fmt::Debug for TemplateEntry {
     }
 }
 
-pub(crate) enum ResourceOrTemplate {
+enum ResourceOrTemplate {
     Resource(ResourceEntry),
     Template(TemplateEntry),
 }
 
-pub(crate) fn build_resource(
-    def: ResourceDefinition,
-    read: ReadFn,
-) -> Result<ResourceOrTemplate, Error> {
+fn build_resource(def: ResourceDefinition, read: ReadFn) -> Result<ResourceOrTemplate, Error> {
     let meta = parse_meta("resource", &def.name, def.location, def.meta.as_deref())?;
     let icons = (!def.icons.is_empty()).then_some(def.icons);
     match def.shape {
@@ -871,6 +868,43 @@ define_set! {
         with_doc: "Adds a `#[resource]` function.",
         with_fn_doc: "Adds a resource or template defined at run time.",
         len_doc: "The number of resources and templates.",
+    }
+}
+
+impl ToolSet {
+    /// Checks and compiles every tool of the set.
+    pub(crate) fn into_entries(self) -> Result<Vec<Arc<ToolEntry>>, Error> {
+        self.items
+            .into_iter()
+            .map(|t| ToolEntry::new(t.definition, t.call).map(Arc::new))
+            .collect()
+    }
+}
+
+impl PromptSet {
+    /// Checks and compiles every prompt of the set.
+    pub(crate) fn into_entries(self) -> Result<Vec<Arc<PromptEntry>>, Error> {
+        self.items
+            .into_iter()
+            .map(|p| PromptEntry::new(p.definition, p.get).map(Arc::new))
+            .collect()
+    }
+}
+
+/// The concrete resources and the templates of a set.
+pub(crate) type ResourceEntries = (Vec<Arc<ResourceEntry>>, Vec<Arc<TemplateEntry>>);
+
+impl ResourceSet {
+    /// Checks and compiles every resource and template of the set.
+    pub(crate) fn into_entries(self) -> Result<ResourceEntries, Error> {
+        let (mut fixed, mut templates) = (Vec::new(), Vec::new());
+        for r in self.items {
+            match build_resource(r.definition, r.read)? {
+                ResourceOrTemplate::Resource(e) => fixed.push(Arc::new(e)),
+                ResourceOrTemplate::Template(e) => templates.push(Arc::new(e)),
+            }
+        }
+        Ok((fixed, templates))
     }
 }
 

@@ -18,10 +18,7 @@ use crate::protocol::{
     Icon, Implementation, JsonObject, ListChangedCapability, ResourcesCapability,
     ServerCapabilities, keys,
 };
-use crate::registry::{
-    PromptEntry, PromptSet, ResourceOrTemplate, ResourceSet, ToolEntry, ToolSet, build_resource,
-    collected,
-};
+use crate::registry::{PromptSet, ResourceSet, ToolSet, collected};
 
 /// Limits and settings that are not part of what the server serves.
 #[derive(Debug, Clone)]
@@ -521,11 +518,7 @@ impl ServerHandle {
 
     /// Adds tools; fails (changing nothing) if a name is already served.
     pub fn add_tools(&self, tools: ToolSet) -> Result<(), Error> {
-        let entries = tools
-            .items
-            .into_iter()
-            .map(|t| ToolEntry::new(t.definition, t.call).map(Arc::new))
-            .collect::<Result<Vec<_>, _>>()?;
+        let entries = tools.into_entries()?;
         if entries.is_empty() {
             return Ok(());
         }
@@ -561,11 +554,7 @@ impl ServerHandle {
 
     /// Adds prompts; fails if a name is already served.
     pub fn add_prompts(&self, prompts: PromptSet) -> Result<(), Error> {
-        let entries = prompts
-            .items
-            .into_iter()
-            .map(|p| PromptEntry::new(p.definition, p.get).map(Arc::new))
-            .collect::<Result<Vec<_>, _>>()?;
+        let entries = prompts.into_entries()?;
         if entries.is_empty() {
             return Ok(());
         }
@@ -596,13 +585,7 @@ impl ServerHandle {
 
     /// Adds resources and templates; fails if a URI (or template) is already served.
     pub fn add_resources(&self, resources: ResourceSet) -> Result<(), Error> {
-        let (mut fixed, mut templates) = (Vec::new(), Vec::new());
-        for r in resources.items {
-            match build_resource(r.definition, r.read)? {
-                ResourceOrTemplate::Resource(e) => fixed.push(Arc::new(e)),
-                ResourceOrTemplate::Template(e) => templates.push(Arc::new(e)),
-            }
-        }
+        let (fixed, templates) = resources.into_entries()?;
         if fixed.is_empty() && templates.is_empty() {
             return Ok(());
         }
