@@ -33,7 +33,9 @@ pub fn note_uri(id: u64) -> String {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The data. Handlers are plain functions, so shared state lives in a static.
+// The data. Handlers could share it as a `#[ctx] State<T>` (`ServerBuilder::state`), but the
+// completers below get only what the user typed, no `Context`: so the store both read is a
+// static.
 
 #[derive(Debug, Clone)]
 struct Note {

@@ -60,7 +60,7 @@ pub(crate) fn normalize_header_properties(schema: &mut JsonObject) {
 /// (a chain of `properties` keys) of type string, integer or boolean.
 pub(crate) fn collect_header_params(schema: &JsonObject) -> Result<Vec<HeaderParam>, String> {
     let mut found = Vec::new();
-    walk_properties(schema, schema, &mut Vec::new(), &mut found)?;
+    walk_properties(schema, &mut Vec::new(), &mut found)?;
     // Any annotation not reached through `properties` alone is invalid.
     let total = count_annotations(&Value::Object(schema.clone()));
     if total != found.len() {
@@ -94,7 +94,6 @@ fn count_annotations(v: &Value) -> usize {
 }
 
 fn walk_properties(
-    root: &JsonObject,
     schema: &JsonObject,
     path: &mut Vec<String>,
     found: &mut Vec<HeaderParam>,
@@ -117,7 +116,7 @@ fn walk_properties(
                     path.join(".")
                 ));
             }
-            let kind = primitive_kind(root, prop).ok_or_else(|| {
+            let kind = primitive_kind(prop).ok_or_else(|| {
                 format!(
                     "`{KEY}` on `{}` needs a string, integer or boolean parameter \
                      (`number` is not allowed)",
@@ -130,7 +129,7 @@ fn walk_properties(
                 kind,
             });
         }
-        walk_properties(root, prop, path, found)?;
+        walk_properties(prop, path, found)?;
         path.pop();
     }
     Ok(())
@@ -139,7 +138,7 @@ fn walk_properties(
 /// The primitive type of an annotated property: `type` must be the single string
 /// `string`, `integer` or `boolean` (what clients check; see
 /// [`normalize_header_properties`] for how `Option<T>` and enums get there).
-fn primitive_kind(_root: &JsonObject, prop: &JsonObject) -> Option<HeaderKind> {
+fn primitive_kind(prop: &JsonObject) -> Option<HeaderKind> {
     match prop.get("type")?.as_str()? {
         "string" => Some(HeaderKind::String),
         "integer" => Some(HeaderKind::Integer),
@@ -168,23 +167,6 @@ pub(crate) fn decode_value(raw: &[u8]) -> Result<String, String> {
         return String::from_utf8(bytes).map_err(|_| "decodes to invalid UTF-8".to_owned());
     }
     Ok(text.to_owned())
-}
-
-/// Encodes a value for a header the way clients must (used by the test client).
-#[allow(dead_code)]
-pub(crate) fn encode_value(value: &str) -> String {
-    let printable = value.bytes().all(|b| (0x20..=0x7e).contains(&b));
-    let padded = value.starts_with(' ') || value.ends_with(' ');
-    let sentinel = value.starts_with("=?base64?") && value.ends_with("?=");
-    let safe = printable && !padded && !sentinel;
-    if safe {
-        value.to_owned()
-    } else {
-        format!(
-            "=?base64?{}?=",
-            base64::engine::general_purpose::STANDARD.encode(value)
-        )
-    }
 }
 
 /// The argument value at a parameter's path, if present and not null.
@@ -302,11 +284,6 @@ mod tests {
         );
         assert!(decode_value(b"a\nb").is_err());
         assert!(decode_value(b"=?base64?!!?=").is_err());
-        assert_eq!(encode_value(" padded "), "=?base64?IHBhZGRlZCA=?=");
-        assert_eq!(
-            encode_value("=?base64?literal?="),
-            "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="
-        );
         assert!(matches(HeaderKind::Integer, "42.0", &json!(42)));
         assert!(!matches(HeaderKind::Integer, "43", &json!(42)));
         assert!(matches(HeaderKind::Boolean, "true", &json!(true)));

@@ -91,8 +91,9 @@ pub(crate) struct Answer {
     pub(crate) value: Value,
 }
 
+/// What a sealed `requestState` carries (one-letter keys: it travels on every retry).
 #[derive(Debug, Serialize, Deserialize)]
-struct Payload_ {
+struct SealedState {
     #[serde(rename = "m")]
     method: String,
     #[serde(rename = "n")]
@@ -142,7 +143,7 @@ impl Sealer {
         answers: &BTreeMap<String, Answer>,
         pending: BTreeMap<String, String>,
     ) -> String {
-        let payload = Payload_ {
+        let payload = SealedState {
             method: binding.method.clone(),
             name: binding.name.clone(),
             digest: binding.arguments_digest.clone(),
@@ -209,7 +210,7 @@ impl Sealer {
                 },
             )
             .map_err(|_| tampered())?;
-        let payload: Payload_ = serde_json::from_slice(&plaintext).map_err(|_| tampered())?;
+        let payload: SealedState = serde_json::from_slice(&plaintext).map_err(|_| tampered())?;
         if payload.expires_ms < now_ms() {
             return Err(invalid("it has expired; send the request again without it"));
         }

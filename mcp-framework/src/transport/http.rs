@@ -33,7 +33,7 @@ use crate::protocol::jsonrpc::{
     Incoming, Request as RpcRequest, parse_message, write_error, write_result,
 };
 use crate::protocol::meta::{RequestMeta, read_request_meta};
-use crate::protocol::{ErrorObject, RequestId};
+use crate::protocol::{ErrorObject, ProtocolVersion, RequestId, codes};
 use crate::server::{Server, ServerInner};
 use crate::session::legacy::{LegacySession, spawn_forwarder};
 use crate::subscriptions::ListenEvent;
@@ -184,11 +184,6 @@ impl Sessions {
         let removed = self.map.lock().expect("sessions").remove(id);
         removed.map(|s| s.close()).is_some()
     }
-
-    #[allow(dead_code)]
-    pub(crate) fn len(&self) -> usize {
-        self.map.lock().expect("sessions").len()
-    }
 }
 
 fn new_session_id() -> Arc<str> {
@@ -286,6 +281,15 @@ fn error_response(status: StatusCode, id: Option<&RequestId>, error: &ErrorObjec
     json_response(status, Bytes::from(out))
 }
 
+/// A transport-level rejection: `-32600` with no id, and the status that says why.
+fn rejection(status: StatusCode, message: impl Into<String>) -> Response {
+    error_response(
+        status,
+        None,
+        &ErrorObject::new(codes::INVALID_REQUEST, message),
+    )
+}
+
 fn status_of(failure: Failure) -> StatusCode {
     match failure {
         Failure::BadRequest => StatusCode::BAD_REQUEST,
@@ -295,10 +299,9 @@ fn status_of(failure: Failure) -> StatusCode {
 }
 
 fn method_not_allowed() -> Response {
-    let mut r = error_response(
+    let mut r = rejection(
         StatusCode::METHOD_NOT_ALLOWED,
-        None,
-        &ErrorObject::new(-32600, "Method not allowed: the MCP endpoint accepts POST"),
+        "Method not allowed: the MCP endpoint accepts POST",
     );
     r.headers_mut()
         .insert(header::ALLOW, HeaderValue::from_static("POST"));
@@ -392,11 +395,7 @@ fn host_allowed(policy: &HostPolicy, host: Option<&str>) -> bool {
 }
 
 fn forbidden(message: &str) -> Response {
-    error_response(
-        StatusCode::FORBIDDEN,
-        None,
-        &ErrorObject::new(-32600, message),
-    )
+    rejection(StatusCode::FORBIDDEN, message)
 }
 
 /// The rejection of a request whose `Origin` or `Host` is not allowed, if it is one.
@@ -558,10 +557,9 @@ fn session_of(ep: &Endpoint, headers: &HeaderMap) -> Option<Result<Arc<LegacySes
 }
 
 fn session_not_found() -> Response {
-    error_response(
+    rejection(
         StatusCode::NOT_FOUND,
-        None,
-        &ErrorObject::new(-32600, "Session not found: initialize a new session"),
+        "Session not found: initialize a new session",
     )
 }
 
@@ -612,13 +610,9 @@ fn delete(ep: &Endpoint, parts: &Parts) -> Response {
 
 async fn post(ep: Arc<Endpoint>, parts: Parts, body: Body) -> Response {
     let Some(sse_ok) = accepts(&parts.headers) else {
-        return error_response(
+        return rejection(
             StatusCode::NOT_ACCEPTABLE,
-            None,
-            &ErrorObject::new(
-                -32600,
-                "Not Acceptable: accept application/json and text/event-stream",
-            ),
+            "Not Acceptable: accept application/json and text/event-stream",
         );
     };
     if let Some(ct) = parts.headers.get(header::CONTENT_TYPE) {
@@ -628,10 +622,9 @@ async fn post(ep: Arc<Endpoint>, parts: Parts, body: Body) -> Response {
             .to_ascii_lowercase()
             .starts_with("application/json")
         {
-            return error_response(
+            return rejection(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                None,
-                &ErrorObject::new(-32600, "Unsupported Media Type: send application/json"),
+                "Unsupported Media Type: send application/json",
             );
         }
     }
@@ -642,13 +635,9 @@ async fn post(ep: Arc<Endpoint>, parts: Parts, body: Body) -> Response {
         .max_body_bytes
         .unwrap_or(ep.server.config.max_message_bytes);
     let too_large = || {
-        error_response(
+        rejection(
             StatusCode::PAYLOAD_TOO_LARGE,
-            None,
-            &ErrorObject::new(
-                -32600,
-                format!("Payload too large: the limit is {limit} bytes"),
-            ),
+            format!("Payload too large: the limit is {limit} bytes"),
         )
     };
     if parts
@@ -678,7 +667,7 @@ async fn post(ep: Arc<Endpoint>, parts: Parts, body: Body) -> Response {
             // A stray session id on a modern request is ignored; on anything else it names
             // a session that is gone.
             let modern = matches!(&message, Incoming::Request(r) if read_request_meta(r.params.as_deref())
-                .is_ok_and(|(m, _)| m.protocol_version.as_deref().is_some_and(|v| v.starts_with("2026"))));
+                .is_ok_and(|(m, _)| m.protocol_version.as_deref().and_then(ProtocolVersion::parse).is_some_and(ProtocolVersion::is_modern)));
             if !modern {
                 return session_not_found();
             }
@@ -817,7 +806,7 @@ fn finish(ep: &Endpoint, id: &RequestId, reply: Reply, guard: DropGuard) -> Resp
         Reply::Cancelled => error_response(
             StatusCode::OK,
             Some(id),
-            &ErrorObject::new(-32600, "Request cancelled"),
+            &ErrorObject::new(codes::INVALID_REQUEST, "Request cancelled"),
         ),
         Reply::Listen(listen) => listen_stream(ep, id.clone(), *listen, guard),
     }
@@ -1058,22 +1047,14 @@ fn resume(session: Arc<LegacySession>, last_event_id: &str) -> Response {
         .split_once('-')
         .and_then(|(s, n)| Some((s.parse::<u64>().ok()?, n.parse::<u64>().ok()?)));
     let Some((stream_id, seq)) = parsed else {
-        return error_response(
-            StatusCode::BAD_REQUEST,
-            None,
-            &ErrorObject::new(-32600, "Invalid Last-Event-ID"),
-        );
+        return rejection(StatusCode::BAD_REQUEST, "Invalid Last-Event-ID");
     };
     match session.stream(stream_id) {
         Some(stream) => {
             let attached = stream.attach(seq);
             resumable_response(session, stream_id, attached)
         }
-        None => error_response(
-            StatusCode::NOT_FOUND,
-            None,
-            &ErrorObject::new(-32600, "Unknown stream: it ended or expired"),
-        ),
+        None => rejection(StatusCode::NOT_FOUND, "Unknown stream: it ended or expired"),
     }
 }
 

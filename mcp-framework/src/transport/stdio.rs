@@ -253,7 +253,7 @@ async fn read_line<R: AsyncRead + Unpin>(
                 Line::Message
             });
         }
-        let (chunk, done) = match memchr(available) {
+        let (chunk, done) = match available.iter().position(|&b| b == b'\n') {
             Some(i) => (&available[..i], Some(i + 1)),
             None => (available, None),
         };
@@ -275,10 +275,6 @@ async fn read_line<R: AsyncRead + Unpin>(
             });
         }
     }
-}
-
-fn memchr(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().position(|&b| b == b'\n')
 }
 
 async fn write_loop<W: AsyncWrite + Unpin>(writer: W, mut rx: mpsc::Receiver<Bytes>) {
