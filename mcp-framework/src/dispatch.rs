@@ -24,7 +24,7 @@ use crate::protocol::jsonrpc::Request;
 use crate::protocol::meta::{RequestMeta, read_request_meta};
 use crate::protocol::{
     ClientCapabilities, Completion, ErrorObject, Implementation, LoggingLevel, ProgressToken,
-    ProtocolVersion, codes,
+    ProtocolVersion, RequestId, codes,
 };
 use crate::registry::{BoxFuture, ResourceRequest};
 use crate::render;
@@ -52,8 +52,8 @@ pub(crate) enum Failure {
     BadRequest,
     /// Unknown method (HTTP 404).
     NotFound,
-    /// The request was understood and failed (HTTP 200 with a JSON-RPC error).
-    Failed,
+    /// The request was understood and answered with an error (HTTP 200).
+    Answered,
 }
 
 impl Reply {
@@ -61,16 +61,18 @@ impl Reply {
         Self::Error(e, Failure::BadRequest)
     }
 
-    fn failed(e: ErrorObject) -> Self {
-        Self::Error(e, Failure::Failed)
+    fn error(e: ErrorObject) -> Self {
+        Self::Error(e, Failure::Answered)
     }
 }
 
-/// Where a request came from, as the transport knows it.
+/// What the transport carrying a request hands to dispatch with it.
 #[derive(Debug, Default)]
-pub(crate) struct Origin {
+pub(crate) struct Carrier {
     pub(crate) cancel: CancellationToken,
+    /// Where request-scoped messages go (none: they are dropped).
     pub(crate) sink: Option<Sink>,
+    /// The legacy session the request arrived on.
     pub(crate) session: Option<Arc<LegacySession>>,
     pub(crate) http: Option<Arc<HttpParts>>,
     /// `params._meta`, when the transport already read it (HTTP validates headers with it).
@@ -91,6 +93,23 @@ struct Era {
 }
 
 impl Era {
+    /// A legacy request: the session's version, capabilities, client and log level.
+    fn of_session(
+        session: &Arc<LegacySession>,
+        progress_token: Option<ProgressToken>,
+        meta: Option<Box<RawValue>>,
+    ) -> Self {
+        Self {
+            version: session.version,
+            caps: session.client_capabilities.clone(),
+            client_info: session.client_info.clone(),
+            log: LogGate::Session(session.clone()),
+            session: Some(session.clone()),
+            progress_token,
+            meta,
+        }
+    }
+
     fn legacy(&self) -> bool {
         !self.version.is_modern()
     }
@@ -115,15 +134,7 @@ fn resolve_era(
     let progress_token = meta.progress_token;
     let Some(requested) = meta.protocol_version else {
         return match session {
-            Some(s) => Ok(Era {
-                version: s.version,
-                caps: s.client_capabilities.clone(),
-                client_info: s.client_info.clone(),
-                log: LogGate::Session(s.clone()),
-                session: Some(s.clone()),
-                progress_token,
-                meta: raw,
-            }),
+            Some(s) => Ok(Era::of_session(s, progress_token, raw)),
             None => Err(ErrorObject::invalid_params(format!(
                 "Missing _meta[\"{}\"]: every request must carry its protocol version \
                  (or the client must initialize a legacy session first)",
@@ -133,21 +144,13 @@ fn resolve_era(
     };
     let version =
         ProtocolVersion::parse(&requested).ok_or_else(|| unsupported_version(&requested))?;
-    if !version.is_modern() {
-        // A legacy version inside a session is that session; without one it is served
-        // statelessly with the legacy result shapes (never rejected with -32022, which would
-        // send a client that read `supported` into a loop).
-        if let Some(s) = session {
-            return Ok(Era {
-                version: s.version,
-                caps: s.client_capabilities.clone(),
-                client_info: s.client_info.clone(),
-                log: LogGate::Session(s.clone()),
-                session: Some(s.clone()),
-                progress_token,
-                meta: raw,
-            });
-        }
+    // A legacy version inside a session is that session; without one it is served
+    // statelessly with the legacy result shapes (never rejected with -32022, which would
+    // send a client that read `supported` into a loop).
+    if !version.is_modern()
+        && let Some(s) = session
+    {
+        return Ok(Era::of_session(s, progress_token, raw));
     }
     let caps = meta.client_capabilities.ok_or_else(|| {
         ErrorObject::invalid_params(format!(
@@ -267,10 +270,10 @@ struct UriView {
 pub(crate) async fn dispatch(
     server: &Arc<ServerInner>,
     request: Request,
-    mut origin: Origin,
+    mut carrier: Carrier,
 ) -> Reply {
     let params = request.params.as_deref();
-    let (meta, raw_meta) = match origin
+    let (meta, raw_meta) = match carrier
         .meta
         .take()
         .map_or_else(|| read_request_meta(params), Ok)
@@ -278,7 +281,7 @@ pub(crate) async fn dispatch(
         Ok(m) => m,
         Err(e) => return Reply::bad(e),
     };
-    let era = match resolve_era(meta, raw_meta, origin.session.as_ref()) {
+    let era = match resolve_era(meta, raw_meta, carrier.session.as_ref()) {
         Ok(era) => era,
         Err(e) => return Reply::bad(e),
     };
@@ -290,9 +293,9 @@ pub(crate) async fn dispatch(
         "prompts/list" => list(server, ListKind::Prompts, &era, params),
         "resources/list" => list(server, ListKind::Resources, &era, params),
         "resources/templates/list" => list(server, ListKind::Templates, &era, params),
-        "tools/call" => call_tool(server, request, era, origin).await,
-        "prompts/get" => get_prompt(server, request, era, origin).await,
-        "resources/read" => read_resource(server, request, era, origin).await,
+        "tools/call" => call_tool(server, request, era, carrier).await,
+        "prompts/get" => get_prompt(server, request, era, carrier).await,
+        "resources/read" => read_resource(server, request, era, carrier).await,
         "completion/complete" => complete(server, &era, params).await,
         "subscriptions/listen" if !legacy => match Listen::open(server, &request, params) {
             Ok(listen) => Reply::Listen(Box::new(listen)),
@@ -305,12 +308,12 @@ pub(crate) async fn dispatch(
                     session.set_log_level(level);
                     Reply::Result(render::empty())
                 }
-                Err(e) => Reply::failed(ErrorObject::invalid_params(format!(
+                Err(e) => Reply::error(ErrorObject::invalid_params(format!(
                     "Invalid log level: {e}"
                 ))),
             },
             (Err(e), _) => Reply::bad(e),
-            (_, None) => Reply::failed(ErrorObject::invalid_params(
+            (_, None) => Reply::error(ErrorObject::invalid_params(
                 "logging/setLevel needs a session",
             )),
         },
@@ -326,12 +329,12 @@ pub(crate) async fn dispatch(
                     Reply::Result(render::empty())
                 }
                 (Err(e), _) => Reply::bad(e),
-                (_, None) => Reply::failed(ErrorObject::invalid_params(format!(
+                (_, None) => Reply::error(ErrorObject::invalid_params(format!(
                     "{method} needs a session"
                 ))),
             }
         }
-        "initialize" => Reply::failed(ErrorObject::invalid_request(
+        "initialize" => Reply::error(ErrorObject::invalid_request(
             "initialize is only valid as the first request of a legacy session",
         )),
         _ => Reply::Error(ErrorObject::method_not_found(method), Failure::NotFound),
@@ -348,7 +351,7 @@ fn list(server: &ServerInner, kind: ListKind, era: &Era, params: Option<&RawValu
         None => 0,
         Some(c) => match decode_cursor(kind, &c, catalog.page_count(kind)) {
             Ok(p) => p,
-            Err(e) => return Reply::failed(e),
+            Err(e) => return Reply::error(e),
         },
     };
     Reply::Result(render::list_page(server, &catalog, kind, era.version, page))
@@ -385,65 +388,81 @@ async fn run<T>(cx: &Context, fut: BoxFuture<T>) -> Run<T> {
     }
 }
 
-/// Everything needed to build the handler's context.
+/// What a handler is called for: the method, the item's name (a resource's URI), its
+/// arguments, and the MRTR state and answers of a retry.
+struct Invocation<'a> {
+    method: &'static str,
+    /// `tool`, `prompt` or `resource` (for messages).
+    kind: &'static str,
+    name: &'a str,
+    arguments: &'a Value,
+    request_state: Option<String>,
+    input_responses: Option<Map<String, Value>>,
+}
+
+/// A handler's context, ready to run, and what its sealed state is bound to (MRTR).
 struct Prepared {
     cx: Context,
     binding: Option<Binding>,
+    kind: &'static str,
+    name: String,
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Builds the handler's context: MRTR rounds on modern requests (the state opened and
+/// checked against this request), the session on legacy ones, nothing to ask otherwise.
 fn prepare(
     server: &Arc<ServerInner>,
-    request: &Request,
+    id: RequestId,
     era: Era,
-    origin: Origin,
-    method: &str,
-    name: &str,
-    arguments: &Value,
-    state: Option<String>,
-    responses: Option<Map<String, Value>>,
+    carrier: Carrier,
+    call: Invocation<'_>,
 ) -> Result<Prepared, ErrorObject> {
     let (asker, binding) = if let Some(session) = &era.session {
         (Asker::Legacy(session.clone()), None)
     } else if era.version.is_modern() {
         let binding = Binding {
-            method: method.to_owned(),
-            name: name.to_owned(),
-            arguments_digest: digest(arguments),
-            principal: origin
+            method: call.method.to_owned(),
+            name: call.name.to_owned(),
+            arguments_digest: digest(call.arguments),
+            principal: carrier
                 .http
                 .as_ref()
                 .and_then(|h| h.principal.as_ref())
                 .map(|p| p.0.clone()),
         };
-        let opened = match state {
+        let opened = match call.request_state {
             Some(token) => server.sealer.open(&token, &binding)?,
             None => Opened::default(),
         };
-        let round = Round::new(opened, responses.unwrap_or_default());
+        let round = Round::new(opened, call.input_responses.unwrap_or_default());
         (Asker::Mrtr(Mutex::new(round)), Some(binding))
     } else {
         (Asker::None, None)
     };
     let cx = Context::new(ContextInner {
         server: server.clone(),
-        request_id: request.id.clone(),
+        request_id: id,
         version: era.version,
         client_capabilities: era.caps,
         client_info: era.client_info,
         meta: era.meta,
         progress_token: era.progress_token,
         log: era.log,
-        cancel: origin.cancel,
-        sink: origin.sink,
+        cancel: carrier.cancel,
+        sink: carrier.sink,
         asker,
-        http: origin.http,
-        close_stream: origin.close_stream,
+        http: carrier.http,
+        close_stream: carrier.close_stream,
         suspended: Notify::new(),
         fatal: Mutex::new(None),
         suspend_flag: AtomicBool::new(false),
     });
-    Ok(Prepared { cx, binding })
+    Ok(Prepared {
+        cx,
+        binding,
+        kind: call.kind,
+        name: call.name.to_owned(),
+    })
 }
 
 /// Turns a suspended run into its reply: the fatal error, or an `InputRequiredResult`.
@@ -452,11 +471,11 @@ fn suspended(server: &ServerInner, prepared: &Prepared) -> Reply {
         return if e.code == codes::MISSING_REQUIRED_CLIENT_CAPABILITY {
             Reply::bad(e)
         } else {
-            Reply::failed(e)
+            Reply::error(e)
         };
     }
     let (Asker::Mrtr(round), Some(binding)) = (&prepared.cx.inner.asker, &prepared.binding) else {
-        return Reply::failed(ErrorObject::internal("handler stopped without a reason"));
+        return Reply::error(ErrorObject::internal("handler stopped without a reason"));
     };
     let round = round.lock().expect("round");
     let mut requests = Map::new();
@@ -477,33 +496,36 @@ async fn execute<T>(
     server: &ServerInner,
     prepared: &Prepared,
     fut: BoxFuture<Result<T, ErrorObject>>,
-    kind: &str,
-    name: &str,
     done: impl FnOnce(Result<T, ErrorObject>) -> Reply,
 ) -> Reply {
     match run(&prepared.cx, fut).await {
         Run::Done(outcome) => done(outcome),
         Run::Suspended => suspended(server, prepared),
         Run::Cancelled => Reply::Cancelled,
-        Run::Panicked(m) => handler_panicked(kind, name, &m),
+        Run::Panicked(m) => handler_panicked(prepared.kind, &prepared.name, &m),
     }
 }
 
 fn handler_panicked(kind: &str, name: &str, message: &str) -> Reply {
     tracing::error!(%kind, %name, panic = %message, "handler panicked");
-    Reply::failed(ErrorObject::internal(format!(
+    Reply::error(ErrorObject::internal(format!(
         "{kind} `{name}` panicked: {message}"
     )))
 }
 
-async fn call_tool(server: &Arc<ServerInner>, request: Request, era: Era, origin: Origin) -> Reply {
+async fn call_tool(
+    server: &Arc<ServerInner>,
+    request: Request,
+    era: Era,
+    carrier: Carrier,
+) -> Reply {
     let view: CallView = match parse(request.params.as_deref()) {
         Ok(v) => v,
         Err(e) => return Reply::bad(e),
     };
     let catalog = server.catalog.load();
     let Some(entry) = catalog.tool(&view.name).cloned() else {
-        return Reply::failed(
+        return Reply::error(
             ErrorObject::invalid_params(format!("Unknown tool: {}", view.name))
                 .with_data(serde_json::json!({"name": view.name})),
         );
@@ -512,7 +534,7 @@ async fn call_tool(server: &Arc<ServerInner>, request: Request, era: Era, origin
     let version = era.version;
     let arguments = view.arguments.unwrap_or_else(|| Value::Object(Map::new()));
     if version.is_modern()
-        && let Some(http) = &origin.http
+        && let Some(http) = &carrier.http
         && let Err(e) = crate::transport::check_param_headers(http, &entry.headers, &arguments)
     {
         return Reply::bad(e);
@@ -524,32 +546,23 @@ async fn call_tool(server: &Arc<ServerInner>, request: Request, era: Era, origin
         ));
         return Reply::Result(render::tool_result(server, version, &entry, result));
     }
-    let prepared = match prepare(
-        server,
-        &request,
-        era,
-        origin,
-        "tools/call",
-        &view.name,
-        &arguments,
-        view.request_state,
-        view.input_responses,
-    ) {
+    let invocation = Invocation {
+        method: "tools/call",
+        kind: "tool",
+        name: &view.name,
+        arguments: &arguments,
+        request_state: view.request_state,
+        input_responses: view.input_responses,
+    };
+    let prepared = match prepare(server, request.id, era, carrier, invocation) {
         Ok(p) => p,
-        Err(e) => return Reply::failed(e),
+        Err(e) => return Reply::error(e),
     };
     let fut = (entry.call)(arguments, prepared.cx.clone());
-    execute(
-        server,
-        &prepared,
-        fut,
-        "tool",
-        &view.name,
-        |outcome| match outcome {
-            Ok(result) => Reply::Result(render::tool_result(server, version, &entry, result)),
-            Err(e) => Reply::failed(e),
-        },
-    )
+    execute(server, &prepared, fut, |outcome| match outcome {
+        Ok(result) => Reply::Result(render::tool_result(server, version, &entry, result)),
+        Err(e) => Reply::error(e),
+    })
     .await
 }
 
@@ -568,7 +581,7 @@ async fn get_prompt(
     server: &Arc<ServerInner>,
     request: Request,
     era: Era,
-    origin: Origin,
+    carrier: Carrier,
 ) -> Reply {
     let view: GetPromptView = match parse(request.params.as_deref()) {
         Ok(v) => v,
@@ -576,7 +589,7 @@ async fn get_prompt(
     };
     let catalog = server.catalog.load();
     let Some(entry) = catalog.prompt(&view.name).cloned() else {
-        return Reply::failed(ErrorObject::invalid_params(format!(
+        return Reply::error(ErrorObject::invalid_params(format!(
             "Unknown prompt: {}",
             view.name
         )));
@@ -586,42 +599,33 @@ async fn get_prompt(
     let raw_args = view.arguments.unwrap_or_default();
     let arguments = Value::Object(coerce_strings(&entry.arguments_schema, stringify(raw_args)));
     if let Err(problems) = entry.validator.check(&arguments) {
-        return Reply::failed(ErrorObject::invalid_params(format!(
+        return Reply::error(ErrorObject::invalid_params(format!(
             "Invalid arguments for prompt `{}`: {problems}",
             view.name
         )));
     }
-    let prepared = match prepare(
-        server,
-        &request,
-        era,
-        origin,
-        "prompts/get",
-        &view.name,
-        &arguments,
-        view.request_state,
-        view.input_responses,
-    ) {
+    let invocation = Invocation {
+        method: "prompts/get",
+        kind: "prompt",
+        name: &view.name,
+        arguments: &arguments,
+        request_state: view.request_state,
+        input_responses: view.input_responses,
+    };
+    let prepared = match prepare(server, request.id, era, carrier, invocation) {
         Ok(p) => p,
-        Err(e) => return Reply::failed(e),
+        Err(e) => return Reply::error(e),
     };
     let fut = (entry.get)(arguments, prepared.cx.clone());
-    execute(
-        server,
-        &prepared,
-        fut,
-        "prompt",
-        &view.name,
-        |outcome| match outcome {
-            Ok(mut result) => {
-                if result.description.is_none() {
-                    result.description.clone_from(&entry.prompt.description);
-                }
-                Reply::Result(render::prompt_result(server, version, result))
+    execute(server, &prepared, fut, |outcome| match outcome {
+        Ok(mut result) => {
+            if result.description.is_none() {
+                result.description.clone_from(&entry.prompt.description);
             }
-            Err(e) => Reply::failed(e),
-        },
-    )
+            Reply::Result(render::prompt_result(server, version, result))
+        }
+        Err(e) => Reply::error(e),
+    })
     .await
 }
 
@@ -631,7 +635,7 @@ fn resource_not_found(version: ProtocolVersion, uri: &str) -> Reply {
     } else {
         codes::LEGACY_RESOURCE_NOT_FOUND
     };
-    Reply::failed(
+    Reply::error(
         ErrorObject::new(code, format!("Resource not found: {uri}"))
             .with_data(serde_json::json!({"uri": uri})),
     )
@@ -641,7 +645,7 @@ async fn read_resource(
     server: &Arc<ServerInner>,
     request: Request,
     era: Era,
-    origin: Origin,
+    carrier: Carrier,
 ) -> Reply {
     let view: ReadView = match parse(request.params.as_deref()) {
         Ok(v) => v,
@@ -678,38 +682,29 @@ async fn read_resource(
     };
     drop(catalog);
     let arguments = Value::String(view.uri.clone());
-    let prepared = match prepare(
-        server,
-        &request,
-        era,
-        origin,
-        "resources/read",
-        &view.uri,
-        &arguments,
-        view.request_state,
-        view.input_responses,
-    ) {
+    let invocation = Invocation {
+        method: "resources/read",
+        kind: "resource",
+        name: &view.uri,
+        arguments: &arguments,
+        request_state: view.request_state,
+        input_responses: view.input_responses,
+    };
+    let prepared = match prepare(server, request.id, era, carrier, invocation) {
         Ok(p) => p,
-        Err(e) => return Reply::failed(e),
+        Err(e) => return Reply::error(e),
     };
     let fut = read(resource_request, prepared.cx.clone());
-    execute(
-        server,
-        &prepared,
-        fut,
-        "resource",
-        &view.uri,
-        |outcome| match outcome {
-            Ok(contents) => Reply::Result(render::read_result(server, version, contents, cache)),
-            Err(e)
-                if e.code == codes::INVALID_PARAMS
-                    && e.data.as_ref().is_some_and(|d| d.get("uri").is_some()) =>
-            {
-                resource_not_found(version, &view.uri)
-            }
-            Err(e) => Reply::failed(e),
-        },
-    )
+    execute(server, &prepared, fut, |outcome| match outcome {
+        Ok(contents) => Reply::Result(render::read_result(server, version, contents, cache)),
+        Err(e)
+            if e.code == codes::INVALID_PARAMS
+                && e.data.as_ref().is_some_and(|d| d.get("uri").is_some()) =>
+        {
+            resource_not_found(version, &view.uri)
+        }
+        Err(e) => Reply::error(e),
+    })
     .await
 }
 
@@ -767,7 +762,7 @@ async fn complete(server: &Arc<ServerInner>, era: &Era, params: Option<&RawValue
                 p.arguments_schema.clone(),
             ),
             None => {
-                return Reply::failed(ErrorObject::invalid_params(format!(
+                return Reply::error(ErrorObject::invalid_params(format!(
                     "Unknown prompt: {name}"
                 )));
             }
@@ -779,7 +774,7 @@ async fn complete(server: &Arc<ServerInner>, era: &Era, params: Option<&RawValue
             ),
             None if catalog.resource(uri).is_some() => (None, Default::default()),
             None => {
-                return Reply::failed(ErrorObject::invalid_params(format!(
+                return Reply::error(ErrorObject::invalid_params(format!(
                     "Unknown resource template: {uri}"
                 )));
             }

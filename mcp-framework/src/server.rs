@@ -180,14 +180,14 @@ impl Server {
     /// There is no session and no stream, so request-scoped notifications are dropped and
     /// `subscriptions/listen` is refused.
     pub async fn handle_message(&self, message: &[u8]) -> Option<Bytes> {
-        use crate::dispatch::{Origin, Reply, dispatch};
+        use crate::dispatch::{Carrier, Reply, dispatch};
         use crate::protocol::jsonrpc::{Incoming, parse_message, write_error, write_result};
         let mut out = Vec::new();
         match parse_message(message) {
             Err(rejected) => write_error(&mut out, rejected.id.as_ref(), &rejected.error),
             Ok(Incoming::Request(request)) => {
                 let id = request.id.clone();
-                match dispatch(&self.inner, request, Origin::default()).await {
+                match dispatch(&self.inner, request, Carrier::default()).await {
                     Reply::Result(bytes) => write_result(&mut out, &id, &bytes),
                     Reply::Error(e, _) => write_error(&mut out, Some(&id), &e),
                     Reply::Listen(_) => write_error(

@@ -27,7 +27,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::context::{HttpParts, Principal, Sink};
-use crate::dispatch::{Failure, Origin, Reply, dispatch};
+use crate::dispatch::{Carrier, Failure, Reply, dispatch};
 use crate::error::Error;
 use crate::protocol::jsonrpc::{
     Incoming, Request as RpcRequest, parse_message, write_error, write_result,
@@ -294,7 +294,7 @@ fn status_of(failure: Failure) -> StatusCode {
     match failure {
         Failure::BadRequest => StatusCode::BAD_REQUEST,
         Failure::NotFound => StatusCode::NOT_FOUND,
-        Failure::Failed => StatusCode::OK,
+        Failure::Answered => StatusCode::OK,
     }
 }
 
@@ -757,7 +757,7 @@ async fn serve_request(
         headers: parts.headers,
         principal,
     });
-    let origin = Origin {
+    let carrier = Carrier {
         cancel: cancel.clone(),
         sink: tx.map(|tx| Sink::new(tx, cancel.clone())),
         session,
@@ -766,7 +766,7 @@ async fn serve_request(
         close_stream: None,
     };
     let server = ep.server.clone();
-    let mut fut: ReplyFuture = Box::pin(async move { dispatch(&server, request, origin).await });
+    let mut fut: ReplyFuture = Box::pin(async move { dispatch(&server, request, carrier).await });
     let Some(mut rx) = rx else {
         return finish(&ep, &id, fut.await, guard);
     };
@@ -942,7 +942,7 @@ fn serve_legacy_request(
             let _ = tx.try_send(Bytes::new());
         }))
     };
-    let origin = Origin {
+    let carrier = Carrier {
         cancel: cancel.clone(),
         sink: Some(Sink::new(tx.clone(), cancel)),
         session: Some(session.clone()),
@@ -965,7 +965,7 @@ fn serve_legacy_request(
         }
     };
     tokio::spawn(async move {
-        let fut = dispatch(&server, request, origin);
+        let fut = dispatch(&server, request, carrier);
         tokio::pin!(fut);
         let reply = loop {
             tokio::select! {

@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::context::Sink;
-use crate::dispatch::{Origin, Reply, dispatch};
+use crate::dispatch::{Carrier, Reply, dispatch};
 use crate::error::Error;
 use crate::protocol::jsonrpc::{
     Incoming, Notification, Request, parse_message, write_error, write_result,
@@ -394,7 +394,7 @@ fn on_notification(conn: &Connection, n: Notification) {
 async fn serve_request(conn: &Arc<Connection>, request: Request, cancel: CancellationToken) {
     let id = request.id.clone();
     let session = conn.session.lock().expect("session").clone();
-    let origin = Origin {
+    let carrier = Carrier {
         cancel: cancel.clone(),
         sink: Some(Sink::new(conn.tx.clone(), cancel.clone())),
         session,
@@ -402,7 +402,7 @@ async fn serve_request(conn: &Arc<Connection>, request: Request, cancel: Cancell
         meta: None,
         close_stream: None,
     };
-    let reply = dispatch(&conn.server, request, origin).await;
+    let reply = dispatch(&conn.server, request, carrier).await;
     if cancel.is_cancelled() {
         return;
     }
