@@ -16,10 +16,13 @@ use tokio::sync::{Notify, mpsc};
 use tokio_util::sync::CancellationToken;
 
 use crate::mrtr::{Question, Round};
-use crate::protocol::jsonrpc::write_notification;
+use crate::protocol::jsonrpc::notification_message;
 use crate::protocol::{
-    ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ErrorObject,
-    Implementation, JsonObject, LoggingLevel, ProgressToken, ProtocolVersion, RequestId, Root,
+    ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitFormMode,
+    ElicitRequestFormParams, ElicitRequestParams, ElicitRequestUrlParams, ElicitUrlMode,
+    ErrorObject, Implementation, InputRequest, JsonObject, ListRootsResult, LoggingLevel,
+    LoggingMessageNotificationParams, ProgressNotificationParams, ProgressToken, ProtocolVersion,
+    RequestId, Root,
 };
 use crate::server::{ServerHandle, ServerInner};
 use crate::session::legacy::LegacySession;
@@ -335,9 +338,8 @@ impl Context {
         let Some(sink) = &self.inner.sink else {
             return false;
         };
-        let mut out = Vec::with_capacity(128);
-        write_notification(&mut out, method, params);
-        sink.send(Bytes::from(out)).await
+        sink.send(Bytes::from(notification_message(method, params)))
+            .await
     }
 
     /// Reports progress; sent only when the request carried a `progressToken` (which is
@@ -346,26 +348,14 @@ impl Context {
         let Some(token) = &self.inner.progress_token else {
             return;
         };
-        #[derive(Serialize)]
-        #[serde(rename_all = "camelCase")]
-        struct Params<'a> {
-            progress_token: &'a ProgressToken,
-            progress: f64,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            total: Option<f64>,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            message: Option<&'a str>,
-        }
-        self.notify(
-            "notifications/progress",
-            &Params {
-                progress_token: token,
-                progress,
-                total,
-                message,
-            },
-        )
-        .await;
+        let params = ProgressNotificationParams {
+            progress_token: token.clone(),
+            progress,
+            total,
+            message: message.map(str::to_owned),
+            meta: None,
+        };
+        self.notify("notifications/progress", &params).await;
     }
 
     /// The minimum level the client wants log messages at, if it wants any.
@@ -381,24 +371,16 @@ impl Context {
         if level < min || self.inner.sink.is_none() {
             return None;
         }
-        #[derive(Serialize)]
-        struct Params<'a> {
-            level: LoggingLevel,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            logger: Option<&'a str>,
-            data: Value,
-        }
-        let mut out = Vec::with_capacity(128);
-        write_notification(
-            &mut out,
+        let params = LoggingMessageNotificationParams {
+            level,
+            logger: logger.map(str::to_owned),
+            data,
+            meta: None,
+        };
+        Some(Bytes::from(notification_message(
             "notifications/message",
-            &Params {
-                level,
-                logger,
-                data,
-            },
-        );
-        Some(Bytes::from(out))
+            &params,
+        )))
     }
 
     /// Sends a log message to the client, if it asked for messages at this level
@@ -503,8 +485,8 @@ impl Context {
             Asker::Legacy(session) => {
                 session
                     .request(
-                        question.method,
-                        question.params,
+                        question.request.method(),
+                        &question.params,
                         self.inner.sink.as_ref(),
                         &self.inner.cancel,
                     )
@@ -513,7 +495,7 @@ impl Context {
             Asker::None => {
                 self.fail(ErrorObject::internal(format!(
                     "`{}` is not available for this request",
-                    question.method
+                    question.request.method()
                 )))
                 .await
             }
@@ -563,22 +545,15 @@ impl Context {
         let caps = &self.inner.client_capabilities;
         let missing = (!caps.supports_elicitation_form())
             .then(|| serde_json::json!({"elicitation": {"form": {}}}));
-        let mut params = serde_json::json!({
-            "message": message.into(),
-            "requestedSchema": requested_schema,
+        // 2025-06-18 knows no modes: its forms go without one.
+        let request = ElicitRequestParams::Form(ElicitRequestFormParams {
+            mode: (self.inner.version >= ProtocolVersion::V2025_11_25)
+                .then_some(ElicitFormMode::Form),
+            message: message.into(),
+            requested_schema,
+            meta: None,
         });
-        if self.inner.version >= ProtocolVersion::V2025_11_25 {
-            params["mode"] = "form".into();
-        }
-        let answer = self
-            .ask(
-                Question {
-                    method: "elicitation/create",
-                    params,
-                },
-                missing,
-            )
-            .await?;
+        let answer = self.ask(Question::new(request.into()), missing).await?;
         self.elicit_outcome(answer)
     }
 
@@ -610,24 +585,16 @@ impl Context {
         let caps = &self.inner.client_capabilities;
         let missing = (!caps.supports_elicitation_url())
             .then(|| serde_json::json!({"elicitation": {"url": {}}}));
-        let mut params = serde_json::json!({
-            "mode": "url",
-            "message": message.into(),
-            "url": url.into(),
-        });
-        if self.inner.version == ProtocolVersion::V2025_11_25 {
+        let request = ElicitRequestParams::Url(ElicitRequestUrlParams {
+            mode: ElicitUrlMode::Url,
+            message: message.into(),
+            url: url.into(),
             // The legacy shape correlates the out-of-band flow with an id.
-            params["elicitationId"] = Value::String(format!("{}", self.inner.request_id));
-        }
-        let answer = self
-            .ask(
-                Question {
-                    method: "elicitation/create",
-                    params,
-                },
-                missing,
-            )
-            .await?;
+            elicitation_id: (self.inner.version == ProtocolVersion::V2025_11_25)
+                .then(|| self.inner.request_id.to_string()),
+            meta: None,
+        });
+        let answer = self.ask(Question::new(request.into()), missing).await?;
         Ok(match self.elicit_outcome(answer)? {
             Elicitation::Accept(_) => Elicitation::Accept(()),
             Elicitation::Decline => Elicitation::Decline,
@@ -649,17 +616,7 @@ impl Context {
         } else {
             None
         };
-        let params = serde_json::to_value(&params)
-            .map_err(|e| ContextError::InvalidResponse(e.to_string()))?;
-        let answer = self
-            .ask(
-                Question {
-                    method: "sampling/createMessage",
-                    params,
-                },
-                missing,
-            )
-            .await?;
+        let answer = self.ask(Question::new(params.into()), missing).await?;
         self.parse_answer("sampling result", answer)
     }
 
@@ -668,20 +625,10 @@ impl Context {
         let missing = (!self.inner.client_capabilities.supports_roots())
             .then(|| serde_json::json!({"roots": {}}));
         let answer = self
-            .ask(
-                Question {
-                    method: "roots/list",
-                    params: serde_json::json!({}),
-                },
-                missing,
-            )
+            .ask(Question::new(InputRequest::list_roots()), missing)
             .await?;
-        #[derive(serde::Deserialize)]
-        struct Raw {
-            roots: Vec<Root>,
-        }
-        let raw: Raw = self.parse_answer("roots result", answer)?;
-        Ok(raw.roots)
+        let result: ListRootsResult = self.parse_answer("roots result", answer)?;
+        Ok(result.roots)
     }
 }
 

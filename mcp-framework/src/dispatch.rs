@@ -20,11 +20,11 @@ use crate::completion::{CompletionRequest, cap};
 use crate::context::{Asker, Context, ContextInner, HttpParts, LogGate, Sink};
 use crate::mrtr::{Binding, Opened, Round, digest};
 use crate::outcome::{coerce_strings, error_result};
-use crate::protocol::jsonrpc::Request;
+use crate::protocol::jsonrpc::{Request, error_message, result_message};
 use crate::protocol::meta::{RequestMeta, read_request_meta};
 use crate::protocol::{
-    ClientCapabilities, Completion, ErrorObject, Implementation, LoggingLevel, ProgressToken,
-    ProtocolVersion, RequestId, codes,
+    ClientCapabilities, Completion, ErrorObject, Implementation, InputRequiredResult, LoggingLevel,
+    ProgressToken, ProtocolVersion, RequestId, codes,
 };
 use crate::registry::{BoxFuture, ResourceRequest};
 use crate::render;
@@ -63,6 +63,27 @@ impl Reply {
 
     fn error(e: ErrorObject) -> Self {
         Self::Error(e, Failure::Answered)
+    }
+
+    /// The response to request `id`; `None` when there is nothing to send (a cancelled
+    /// request, or a listen stream, which the transport drives).
+    pub(crate) fn into_message(self, id: &RequestId) -> Option<Bytes> {
+        match self {
+            Self::Result(result) => Some(Self::result_message(id, &result)),
+            Self::Error(e, _) => Some(Self::error_message(Some(id), &e)),
+            Self::Cancelled | Self::Listen(_) => None,
+        }
+    }
+
+    /// A result message around already-encoded `result` bytes (a listen stream's final
+    /// result, `initialize`).
+    pub(crate) fn result_message(id: &RequestId, result: &[u8]) -> Bytes {
+        Bytes::from(result_message(id, result))
+    }
+
+    /// An error message; `id` is `None` when the request's id could not be read.
+    pub(crate) fn error_message(id: Option<&RequestId>, error: &ErrorObject) -> Bytes {
+        Bytes::from(error_message(id, error))
     }
 }
 
@@ -478,17 +499,17 @@ fn suspended(server: &ServerInner, prepared: &Prepared) -> Reply {
         return Reply::error(ErrorObject::internal("handler stopped without a reason"));
     };
     let round = round.lock().expect("round");
-    let mut requests = Map::new();
+    let mut result = InputRequiredResult::new();
     let mut pending = BTreeMap::new();
     for (key, (question_digest, question)) in &round.unanswered {
-        requests.insert(
-            key.clone(),
-            serde_json::json!({"method": question.method, "params": question.params}),
-        );
+        result = result.with_input_request(key.clone(), question.request.clone());
         pending.insert(key.clone(), question_digest.clone());
     }
     let state = server.sealer.seal(binding, round.answers(), pending);
-    Reply::Result(render::input_required(server, requests, state))
+    Reply::Result(render::input_required(
+        server,
+        result.with_request_state(state),
+    ))
 }
 
 /// Runs a handler and turns how it ended into a reply; `done` renders its outcome.

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::protocol::ErrorObject;
+use crate::protocol::{ErrorObject, InputRequest};
 
 const FORMAT_VERSION: u8 = 1;
 const NONCE_LEN: usize = 24;
@@ -272,25 +272,36 @@ pub(crate) fn digest(value: &Value) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&hash[..16])
 }
 
-/// One question a handler asked: `method` and `params` of the input request.
+/// One question a handler asked: the input request, and its params as JSON (what a legacy
+/// session sends, and what the question's digest covers).
 #[derive(Debug, Clone)]
 pub(crate) struct Question {
-    pub(crate) method: &'static str,
+    pub(crate) request: InputRequest,
     pub(crate) params: Value,
 }
 
 impl Question {
+    pub(crate) fn new(request: InputRequest) -> Self {
+        let params = match &request {
+            InputRequest::CreateMessage(p) => serde_json::to_value(p),
+            InputRequest::ListRoots(p) => serde_json::to_value(p),
+            InputRequest::Elicit(p) => serde_json::to_value(p),
+        }
+        .expect("input request params serialize");
+        Self { request, params }
+    }
+
+    /// The prefix of the question's key (`elicitation-1`).
     fn kind(&self) -> &'static str {
-        match self.method {
-            "elicitation/create" => "elicitation",
-            "sampling/createMessage" => "sampling",
-            "roots/list" => "roots",
-            other => other,
+        match self.request {
+            InputRequest::Elicit(_) => "elicitation",
+            InputRequest::CreateMessage(_) => "sampling",
+            InputRequest::ListRoots(_) => "roots",
         }
     }
 
     fn digest(&self) -> String {
-        digest(&serde_json::json!({"method": self.method, "params": self.params}))
+        digest(&serde_json::json!({"method": self.request.method(), "params": self.params}))
     }
 }
 
@@ -428,14 +439,11 @@ mod tests {
 
     #[test]
     fn rounds_replay_answers_in_order() {
-        let q1 = Question {
-            method: "elicitation/create",
-            params: json!({"message": "name?"}),
-        };
-        let q2 = Question {
-            method: "sampling/createMessage",
-            params: json!({"maxTokens": 1}),
-        };
+        let q1 = Question::new(
+            crate::protocol::ElicitRequestParams::form("name?", serde_json::Map::new()).into(),
+        );
+        let q2 =
+            Question::new(crate::protocol::CreateMessageRequestParams::new(Vec::new(), 1).into());
         let mut first = Round::default();
         assert!(first.ask(q1.clone()).is_none());
         let (d1, _) = first.unanswered["elicitation-1"].clone();

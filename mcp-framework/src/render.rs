@@ -11,9 +11,9 @@ use crate::cache::{CachePolicy, ListKind, encode_cursor};
 use crate::catalog::Catalog;
 use crate::protocol::{
     CallToolResult, CompleteResult, Completion, DiscoverResult, GetPromptResult, Icon,
-    InitializeResult, JsonObject, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, ProtocolVersion, ReadResourceResult, ResourceContents,
-    ResultType, Tool,
+    InitializeResult, InputRequiredResult, JsonObject, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, ProtocolVersion,
+    ReadResourceResult, RequestId, ResourceContents, ResultType, SubscriptionsListenResult, Tool,
 };
 use crate::registry::ToolEntry;
 use crate::schema;
@@ -271,33 +271,14 @@ pub(crate) fn completion_result(
 }
 
 /// An `InputRequiredResult`: never cached, so no `ttlMs`/`cacheScope`.
-pub(crate) fn input_required(
-    server: &ServerInner,
-    input_requests: serde_json::Map<String, Value>,
-    request_state: String,
-) -> Bytes {
-    let mut result = serde_json::Map::new();
-    result.insert("resultType".into(), "input_required".into());
-    if !input_requests.is_empty() {
-        result.insert("inputRequests".into(), Value::Object(input_requests));
-    }
-    result.insert("requestState".into(), request_state.into());
-    result.insert(
-        "_meta".into(),
-        Value::Object(server.server_info_meta.clone()),
-    );
+pub(crate) fn input_required(server: &ServerInner, mut result: InputRequiredResult) -> Bytes {
+    result.meta = Some(server.server_info_meta.clone());
     to_bytes(&result)
 }
 
 /// The final result of a `subscriptions/listen` ended by the server.
-pub(crate) fn listen_closed(
-    server: &ServerInner,
-    subscription_id: &crate::protocol::RequestId,
-) -> Bytes {
-    let mut meta = server.server_info_meta.clone();
-    meta.insert(
-        crate::protocol::keys::SUBSCRIPTION_ID.into(),
-        subscription_id.to_value(),
-    );
-    to_bytes(&serde_json::json!({"resultType": "complete", "_meta": meta}))
+pub(crate) fn listen_closed(server: &ServerInner, subscription_id: &RequestId) -> Bytes {
+    let mut result = SubscriptionsListenResult::closed(subscription_id);
+    result.meta = with_server_info(server, result.meta.take());
+    to_bytes(&result)
 }

@@ -181,28 +181,23 @@ impl Server {
     /// `subscriptions/listen` is refused.
     pub async fn handle_message(&self, message: &[u8]) -> Option<Bytes> {
         use crate::dispatch::{Carrier, Reply, dispatch};
-        use crate::protocol::jsonrpc::{Incoming, parse_message, write_error, write_result};
-        let mut out = Vec::new();
+        use crate::protocol::jsonrpc::{Incoming, parse_message};
         match parse_message(message) {
-            Err(rejected) => write_error(&mut out, rejected.id.as_ref(), &rejected.error),
+            Err(rejected) => Some(Reply::error_message(rejected.id.as_ref(), &rejected.error)),
             Ok(Incoming::Request(request)) => {
                 let id = request.id.clone();
                 match dispatch(&self.inner, request, Carrier::default()).await {
-                    Reply::Result(bytes) => write_result(&mut out, &id, &bytes),
-                    Reply::Error(e, _) => write_error(&mut out, Some(&id), &e),
-                    Reply::Listen(_) => write_error(
-                        &mut out,
+                    Reply::Listen(_) => Some(Reply::error_message(
                         Some(&id),
                         &crate::protocol::ErrorObject::invalid_request(
                             "subscriptions/listen needs a streaming transport",
                         ),
-                    ),
-                    Reply::Cancelled => return None,
+                    )),
+                    reply => reply.into_message(&id),
                 }
             }
-            Ok(_) => return None,
+            Ok(_) => None,
         }
-        Some(Bytes::from(out))
     }
 
     /// Starts a graceful shutdown: open subscriptions end with their final result and

@@ -4,34 +4,25 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::value::RawValue;
 use tokio::sync::broadcast::{self, error::RecvError};
 
 use crate::events::{ChangeEvent, uri_covers};
-use crate::protocol::jsonrpc::{Request, write_notification};
-use crate::protocol::{ErrorObject, RequestId};
+use crate::protocol::jsonrpc::{Request, notification_message};
+use crate::protocol::{
+    CancelledNotificationParams, ErrorObject, JsonObject, NotificationParams, RequestId,
+    ResourceUpdatedNotificationParams, SubscriptionFilter,
+    SubscriptionsAcknowledgedNotificationParams, keys,
+};
 use crate::render;
 use crate::server::ServerInner;
 
-/// The notification types of a listen request (and the honored subset).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Filter {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    tools_list_changed: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    prompts_list_changed: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    resources_list_changed: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    resource_subscriptions: Option<Vec<String>>,
-}
-
+/// The params of a listen request this module reads (`_meta` is skipped).
 #[derive(Deserialize)]
 struct ListenView {
     #[serde(default)]
-    notifications: Filter,
+    notifications: SubscriptionFilter,
 }
 
 /// What happens next on a subscription.
@@ -49,15 +40,10 @@ pub(crate) enum ListenEvent {
 #[derive(Debug)]
 pub(crate) struct Listen {
     pub(crate) id: RequestId,
-    filter: Filter,
+    /// The notifications honored (what was asked and the server supports).
+    filter: SubscriptionFilter,
     rx: broadcast::Receiver<ChangeEvent>,
     server: Arc<ServerInner>,
-}
-
-#[derive(Serialize)]
-struct SubscriptionMeta<'a> {
-    #[serde(rename = "io.modelcontextprotocol/subscriptionId")]
-    id: &'a RequestId,
 }
 
 impl Listen {
@@ -76,7 +62,7 @@ impl Listen {
         let honor = |asked: Option<bool>, supported: bool| {
             (asked == Some(true) && supported).then_some(true)
         };
-        let filter = Filter {
+        let filter = SubscriptionFilter {
             tools_list_changed: honor(
                 wanted.tools_list_changed,
                 caps.tools
@@ -109,24 +95,23 @@ impl Listen {
         })
     }
 
+    /// `{"io.modelcontextprotocol/subscriptionId": …}`, the `_meta` of every notification.
+    fn tag(&self) -> Option<JsonObject> {
+        let mut meta = JsonObject::new();
+        meta.insert(keys::SUBSCRIPTION_ID.into(), self.id.to_value());
+        Some(meta)
+    }
+
     /// `notifications/subscriptions/acknowledged`, the first message of the subscription.
     pub(crate) fn acknowledgement(&self) -> Bytes {
-        #[derive(Serialize)]
-        struct Params<'a> {
-            #[serde(rename = "_meta")]
-            meta: SubscriptionMeta<'a>,
-            notifications: &'a Filter,
-        }
-        let mut out = Vec::new();
-        write_notification(
-            &mut out,
+        let params = SubscriptionsAcknowledgedNotificationParams {
+            notifications: self.filter.clone(),
+            meta: self.tag(),
+        };
+        Bytes::from(notification_message(
             "notifications/subscriptions/acknowledged",
-            &Params {
-                meta: SubscriptionMeta { id: &self.id },
-                notifications: &self.filter,
-            },
-        );
-        Bytes::from(out)
+            &params,
+        ))
     }
 
     fn notification(&self, event: &ChangeEvent) -> Option<Bytes> {
@@ -149,39 +134,19 @@ impl Listen {
                 if !subscribed {
                     return None;
                 }
-                #[derive(Serialize)]
-                struct Params<'a> {
-                    #[serde(rename = "_meta")]
-                    meta: SubscriptionMeta<'a>,
-                    uri: &'a str,
-                }
-                let mut out = Vec::new();
-                write_notification(
-                    &mut out,
+                let params = ResourceUpdatedNotificationParams {
+                    uri: uri.to_string(),
+                    meta: self.tag(),
+                };
+                return Some(Bytes::from(notification_message(
                     "notifications/resources/updated",
-                    &Params {
-                        meta: SubscriptionMeta { id: &self.id },
-                        uri,
-                    },
-                );
-                return Some(Bytes::from(out));
+                    &params,
+                )));
             }
             _ => return None,
         };
-        #[derive(Serialize)]
-        struct Params<'a> {
-            #[serde(rename = "_meta")]
-            meta: SubscriptionMeta<'a>,
-        }
-        let mut out = Vec::new();
-        write_notification(
-            &mut out,
-            method,
-            &Params {
-                meta: SubscriptionMeta { id: &self.id },
-            },
-        );
-        Some(Bytes::from(out))
+        let params = NotificationParams { meta: self.tag() };
+        Some(Bytes::from(notification_message(method, &params)))
     }
 
     /// Waits for the next thing to send.
@@ -210,12 +175,11 @@ impl Listen {
     /// `notifications/cancelled` for this subscription: how the server tears it down on
     /// stdio, where there is no stream to close.
     pub(crate) fn teardown(&self, reason: &str) -> Bytes {
-        let mut out = Vec::new();
-        write_notification(
-            &mut out,
-            "notifications/cancelled",
-            &serde_json::json!({"requestId": self.id.to_value(), "reason": reason}),
-        );
-        Bytes::from(out)
+        let params = CancelledNotificationParams {
+            request_id: Some(self.id.clone()),
+            reason: Some(reason.to_owned()),
+            meta: None,
+        };
+        Bytes::from(notification_message("notifications/cancelled", &params))
     }
 }

@@ -368,51 +368,56 @@ pub(crate) fn parse_message(bytes: &[u8]) -> Result<Incoming, Rejected> {
     }
 }
 
-/// Writes `{"jsonrpc":"2.0","id":…,"result":…}` around an already-encoded result.
-pub(crate) fn write_result(out: &mut Vec<u8>, id: &RequestId, result: &[u8]) {
-    out.reserve(result.len() + 40);
+// Encoding: every outgoing message is one of these four, written by hand around its
+// already-serialized parts.
+
+/// `{"jsonrpc":"2.0","id":…,"result":…}` around an already-encoded result.
+pub(crate) fn result_message(id: &RequestId, result: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(result.len() + 48);
     out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-    id.write_json(out);
+    id.write_json(&mut out);
     out.extend_from_slice(br#","result":"#);
     out.extend_from_slice(result);
     out.push(b'}');
+    out
 }
 
-/// Writes `{"jsonrpc":"2.0","id":…,"error":…}`; `id: null` when it could not be read.
-pub(crate) fn write_error(out: &mut Vec<u8>, id: Option<&RequestId>, error: &ErrorObject) {
+/// `{"jsonrpc":"2.0","id":…,"error":…}`; `id: null` when it could not be read.
+pub(crate) fn error_message(id: Option<&RequestId>, error: &ErrorObject) -> Vec<u8> {
+    let mut out = Vec::with_capacity(128);
     out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
     match id {
-        Some(id) => id.write_json(out),
+        Some(id) => id.write_json(&mut out),
         None => out.extend_from_slice(b"null"),
     }
     out.extend_from_slice(br#","error":"#);
-    serde_json::to_writer(&mut *out, error).expect("error objects serialize");
+    serde_json::to_writer(&mut out, error).expect("error objects serialize");
     out.push(b'}');
+    out
 }
 
-/// Writes `{"jsonrpc":"2.0","method":…,"params":…}`.
-pub(crate) fn write_notification(out: &mut Vec<u8>, method: &str, params: &impl Serialize) {
+/// `{"jsonrpc":"2.0","method":…,"params":…}`.
+pub(crate) fn notification_message(method: &str, params: &impl Serialize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(128);
     out.extend_from_slice(br#"{"jsonrpc":"2.0","method":"#);
-    write_json_string(out, method);
+    write_json_string(&mut out, method);
     out.extend_from_slice(br#","params":"#);
-    serde_json::to_writer(&mut *out, params).expect("notification params serialize");
+    serde_json::to_writer(&mut out, params).expect("notification params serialize");
     out.push(b'}');
+    out
 }
 
-/// Writes `{"jsonrpc":"2.0","id":…,"method":…,"params":…}` (legacy server-to-client request).
-pub(crate) fn write_request(
-    out: &mut Vec<u8>,
-    id: &RequestId,
-    method: &str,
-    params: &impl Serialize,
-) {
+/// `{"jsonrpc":"2.0","id":…,"method":…,"params":…}` (legacy server-to-client request).
+pub(crate) fn request_message(id: &RequestId, method: &str, params: &impl Serialize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(128);
     out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-    id.write_json(out);
+    id.write_json(&mut out);
     out.extend_from_slice(br#","method":"#);
-    write_json_string(out, method);
+    write_json_string(&mut out, method);
     out.extend_from_slice(br#","params":"#);
-    serde_json::to_writer(&mut *out, params).expect("request params serialize");
+    serde_json::to_writer(&mut out, params).expect("request params serialize");
     out.push(b'}');
+    out
 }
 
 pub(crate) fn write_json_string(out: &mut Vec<u8>, s: &str) {
@@ -516,20 +521,16 @@ mod tests {
 
     #[test]
     fn encodes_envelopes() {
-        let mut out = Vec::new();
-        write_result(&mut out, &RequestId::Number(-12), br#"{"x":1}"#);
+        let out = result_message(&RequestId::Number(-12), br#"{"x":1}"#);
         assert_eq!(out, br#"{"jsonrpc":"2.0","id":-12,"result":{"x":1}}"#);
-        out.clear();
-        write_error(&mut out, None, &ErrorObject::new(-32700, "bad"));
+        let out = error_message(None, &ErrorObject::new(-32700, "bad"));
         let v: Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(v["id"], Value::Null);
         assert_eq!(v["error"]["code"], -32700);
-        out.clear();
-        write_result(&mut out, &RequestId::String("a\"b".into()), b"{}");
+        let out = result_message(&RequestId::String("a\"b".into()), b"{}");
         let v: Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(v["id"], "a\"b");
-        out.clear();
-        write_result(&mut out, &RequestId::Number(i64::MIN), b"{}");
+        let out = result_message(&RequestId::Number(i64::MIN), b"{}");
         let v: Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(v["id"], i64::MIN);
     }

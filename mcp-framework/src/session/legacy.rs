@@ -14,9 +14,10 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::context::{ContextError, Sink};
-use crate::protocol::jsonrpc::{Response, write_notification, write_request};
+use crate::protocol::jsonrpc::{Response, notification_message, request_message};
 use crate::protocol::{
-    ClientCapabilities, ErrorObject, Implementation, LoggingLevel, ProtocolVersion, RequestId,
+    ClientCapabilities, ErrorObject, Implementation, LoggingLevel, NotificationParams,
+    ProtocolVersion, RequestId, ResourceUpdatedNotificationParams,
 };
 use crate::server::ServerInner;
 
@@ -140,9 +141,9 @@ impl LegacySession {
     pub(crate) async fn notify(&self, method: &str, params: &impl serde::Serialize) {
         let tx = self.outbound.lock().expect("outbound").clone();
         if let Some(tx) = tx {
-            let mut out = Vec::new();
-            write_notification(&mut out, method, params);
-            let _ = tx.send(Bytes::from(out)).await;
+            let _ = tx
+                .send(Bytes::from(notification_message(method, params)))
+                .await;
         }
     }
 
@@ -151,21 +152,20 @@ impl LegacySession {
     pub(crate) async fn request(
         &self,
         method: &str,
-        params: Value,
+        params: &Value,
         related: Option<&Sink>,
         cancel: &CancellationToken,
     ) -> Result<Value, ContextError> {
         let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
         let (tx, rx) = oneshot::channel();
         self.pending.lock().expect("pending").insert(id.clone(), tx);
-        let mut out = Vec::new();
-        write_request(&mut out, &id, method, &params);
+        let message = Bytes::from(request_message(&id, method, params));
         let sent = match related {
-            Some(sink) => sink.send(Bytes::from(out)).await,
+            Some(sink) => sink.send(message).await,
             None => {
                 let tx = self.outbound.lock().expect("outbound").clone();
                 match tx {
-                    Some(tx) => tx.send(Bytes::from(out)).await.is_ok(),
+                    Some(tx) => tx.send(message).await.is_ok(),
                     None => false,
                 }
             }
@@ -230,7 +230,7 @@ pub(crate) fn spawn_forwarder(server: &Arc<ServerInner>, session: &Arc<LegacySes
                 () = session.closed.cancelled() => return,
                 e = rx.recv() => e,
             };
-            let empty = serde_json::json!({});
+            let empty = NotificationParams::default();
             match event {
                 Ok(ChangeEvent::ToolsChanged) => {
                     session
@@ -255,11 +255,12 @@ pub(crate) fn spawn_forwarder(server: &Arc<ServerInner>, session: &Arc<LegacySes
                         .iter()
                         .any(|s| uri_covers(s, &uri));
                     if subscribed {
+                        let params = ResourceUpdatedNotificationParams {
+                            uri: uri.to_string(),
+                            meta: None,
+                        };
                         session
-                            .notify(
-                                "notifications/resources/updated",
-                                &serde_json::json!({"uri": &*uri}),
-                            )
+                            .notify("notifications/resources/updated", &params)
                             .await;
                     }
                 }

@@ -29,9 +29,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 use crate::context::{HttpParts, Principal, Sink};
 use crate::dispatch::{Carrier, Failure, Reply, dispatch};
 use crate::error::Error;
-use crate::protocol::jsonrpc::{
-    Incoming, Request as RpcRequest, parse_message, write_error, write_result,
-};
+use crate::protocol::jsonrpc::{Incoming, Request as RpcRequest, parse_message};
 use crate::protocol::meta::{RequestMeta, read_request_meta};
 use crate::protocol::{ErrorObject, ProtocolVersion, RequestId, codes};
 use crate::server::{Server, ServerInner};
@@ -276,9 +274,7 @@ fn json_response(status: StatusCode, body: Bytes) -> Response {
 }
 
 fn error_response(status: StatusCode, id: Option<&RequestId>, error: &ErrorObject) -> Response {
-    let mut out = Vec::with_capacity(128);
-    write_error(&mut out, id, error);
-    json_response(status, Bytes::from(out))
+    json_response(status, Reply::error_message(id, error))
 }
 
 /// A transport-level rejection: `-32600` with no id, and the status that says why.
@@ -329,24 +325,6 @@ fn sse_event(message: &[u8]) -> Bytes {
     out.extend_from_slice(message);
     out.extend_from_slice(b"\n\n");
     Bytes::from(out)
-}
-
-fn result_message(id: &RequestId, result: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(result.len() + 48);
-    write_result(&mut out, id, result);
-    out
-}
-
-fn reply_message(id: &RequestId, reply: Reply) -> Option<Vec<u8>> {
-    match reply {
-        Reply::Result(bytes) => Some(result_message(id, &bytes)),
-        Reply::Error(e, _) => {
-            let mut out = Vec::new();
-            write_error(&mut out, Some(id), &e);
-            Some(out)
-        }
-        Reply::Cancelled | Reply::Listen(_) => None,
-    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -705,10 +683,7 @@ fn initialize(ep: &Endpoint, request: &RpcRequest) -> Response {
         Ok((session, result)) => {
             spawn_forwarder(&ep.server, &session);
             ep.server.sessions.insert(session);
-            let mut r = json_response(
-                StatusCode::OK,
-                Bytes::from(result_message(&request.id, &result)),
-            );
+            let mut r = json_response(StatusCode::OK, Reply::result_message(&request.id, &result));
             r.headers_mut().insert(
                 SESSION_HEADER,
                 HeaderValue::from_str(&id).expect("hex is a valid header value"),
@@ -788,7 +763,7 @@ async fn serve_request(
                 if queued.is_empty() || !sse_ok || matches!(reply, Reply::Listen(_)) {
                     return finish(&ep, &id, reply, guard);
                 }
-                let last = reply_message(&id, reply);
+                let last = reply.into_message(&id);
                 return sse_request_stream(id, queued, None, last, rx, guard);
             }
         }
@@ -800,7 +775,7 @@ fn finish(ep: &Endpoint, id: &RequestId, reply: Reply, guard: DropGuard) -> Resp
     match reply {
         Reply::Result(bytes) => {
             drop(guard.disarm());
-            json_response(StatusCode::OK, Bytes::from(result_message(id, &bytes)))
+            json_response(StatusCode::OK, Reply::result_message(id, &bytes))
         }
         Reply::Error(e, failure) => error_response(status_of(failure), Some(id), &e),
         Reply::Cancelled => error_response(
@@ -818,14 +793,14 @@ fn sse_request_stream(
     id: RequestId,
     queued: Vec<Bytes>,
     fut: Option<ReplyFuture>,
-    reply: Option<Vec<u8>>,
+    reply: Option<Bytes>,
     rx: mpsc::Receiver<Bytes>,
     guard: DropGuard,
 ) -> Response {
     struct Running {
         id: RequestId,
         fut: Option<ReplyFuture>,
-        reply: Option<Vec<u8>>,
+        reply: Option<Bytes>,
         rx: mpsc::Receiver<Bytes>,
         _guard: DropGuard,
     }
@@ -849,7 +824,7 @@ fn sse_request_stream(
                     Some(n) = s.rx.recv() => return Some((Ok(sse_event(&n)), s)),
                     reply = fut => {
                         s.fut = None;
-                        s.reply = reply_message(&s.id, reply);
+                        s.reply = reply.into_message(&s.id);
                     }
                 }
             } else {
@@ -895,7 +870,7 @@ fn listen_stream(
             ListenEvent::Notify(n) => Some((Ok(sse_event(&n)), s)),
             ListenEvent::End(result) => {
                 s.listen = None;
-                Some((Ok(sse_event(&result_message(&s.id, &result))), s))
+                Some((Ok(sse_event(&Reply::result_message(&s.id, &result))), s))
             }
             // Close the stream: the client listens again.
             ListenEvent::Lagged => None,
@@ -977,8 +952,8 @@ fn serve_legacy_request(
         while let Ok(n) = rx.try_recv() {
             record(&recorder, n);
         }
-        match reply_message(&id, reply) {
-            Some(message) => recorder.push(Bytes::from(message), true),
+        match reply.into_message(&id) {
+            Some(message) => recorder.push(message, true),
             None => recorder.detach(),
         }
         session_for_task.untrack(&id);

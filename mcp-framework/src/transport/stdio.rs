@@ -17,9 +17,7 @@ use tokio_util::task::TaskTracker;
 use crate::context::Sink;
 use crate::dispatch::{Carrier, Reply, dispatch};
 use crate::error::Error;
-use crate::protocol::jsonrpc::{
-    Incoming, Notification, Request, parse_message, write_error, write_result,
-};
+use crate::protocol::jsonrpc::{Incoming, Notification, Request, parse_message};
 use crate::protocol::{ErrorObject, RequestId};
 use crate::server::ServerInner;
 use crate::session::legacy::{LegacySession, spawn_forwarder};
@@ -38,18 +36,6 @@ struct Connection {
 }
 
 // Messages travel through the writer channel unframed; the writer adds the newline.
-
-fn result_line(id: &RequestId, result: &[u8]) -> Bytes {
-    let mut out = Vec::with_capacity(result.len() + 48);
-    write_result(&mut out, id, result);
-    Bytes::from(out)
-}
-
-fn error_line(id: Option<&RequestId>, error: &ErrorObject) -> Bytes {
-    let mut out = Vec::with_capacity(128);
-    write_error(&mut out, id, error);
-    Bytes::from(out)
-}
 
 /// Serves one connection until `reader` ends (or the server shuts down).
 pub(crate) async fn serve<R, W>(server: Arc<ServerInner>, reader: R, writer: W) -> Result<(), Error>
@@ -195,7 +181,7 @@ where
             }
             Ok(Line::TooLong) => {
                 let e = ErrorObject::invalid_request(format!("message larger than {max} bytes"));
-                let _ = conn.tx.send(error_line(None, &e)).await;
+                let _ = conn.tx.send(Reply::error_message(None, &e)).await;
             }
             Ok(Line::Message) => {
                 let trimmed = buf.trim_ascii();
@@ -309,7 +295,7 @@ async fn on_message(conn: &Arc<Connection>, bytes: &[u8]) {
         Err(rejected) => {
             let _ = conn
                 .tx
-                .send(error_line(rejected.id.as_ref(), &rejected.error))
+                .send(Reply::error_message(rejected.id.as_ref(), &rejected.error))
                 .await;
         }
         Ok(Incoming::Notification(n)) => on_notification(conn, n),
@@ -329,9 +315,9 @@ async fn on_message(conn: &Arc<Connection>, bytes: &[u8]) {
                     if let Some(old) = conn.session.lock().expect("session").replace(session) {
                         old.close();
                     }
-                    result_line(&request.id, &result)
+                    Reply::result_message(&request.id, &result)
                 }
-                Err(e) => error_line(Some(&request.id), &e),
+                Err(e) => Reply::error_message(Some(&request.id), &e),
             };
             let _ = conn.tx.send(reply).await;
         }
@@ -407,9 +393,6 @@ async fn serve_request(conn: &Arc<Connection>, request: Request, cancel: Cancell
         return;
     }
     let out = match reply {
-        Reply::Result(bytes) => result_line(&id, &bytes),
-        Reply::Error(e, _) => error_line(Some(&id), &e),
-        Reply::Cancelled => return,
         Reply::Listen(mut listen) => {
             if conn.tx.send(listen.acknowledgement()).await.is_err() {
                 return;
@@ -427,13 +410,17 @@ async fn serve_request(conn: &Arc<Connection>, request: Request, cancel: Cancell
                             return;
                         }
                     }
-                    ListenEvent::End(result) => break result_line(&id, &result),
+                    ListenEvent::End(result) => break Reply::result_message(&id, &result),
                     ListenEvent::Lagged => {
                         break listen.teardown("the subscriber fell behind; listen again");
                     }
                 }
             }
         }
+        reply => match reply.into_message(&id) {
+            Some(message) => message,
+            None => return,
+        },
     };
     let _ = conn.tx.send(out).await;
 }
