@@ -6,8 +6,9 @@ use std::sync::Arc;
 
 use crate::cache::{ListKind, PageCache};
 use crate::error::Error;
-use crate::registry::{Location, PromptEntry, ResourceEntry, TemplateEntry, ToolEntry};
-use crate::registry::{PromptSet, ResourceSet, ToolSet};
+use crate::location::Location;
+use crate::registry::entry::{PromptEntry, ResourceEntry, TemplateEntry, ToolEntry};
+use crate::registry::set::{PromptSet, ResourceSet, ToolSet};
 
 /// Everything served at one moment.
 #[derive(Debug)]

@@ -24,13 +24,13 @@ use serde_json::{Map, Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, WriteHalf};
 use tokio::sync::{Mutex, broadcast, mpsc, oneshot};
 
+use crate::future::BoxFuture;
 use crate::protocol::{
     CallToolResult, ClientCapabilities, CompleteResult, CreateMessageRequestParams,
     CreateMessageResult, DiscoverResult, ElicitRequestParams, ElicitResult, ErrorObject,
     GetPromptResult, Implementation, ListRootsResult, LoggingLevel, Prompt, ProtocolVersion,
     ReadResourceResult, RequestId, Resource, ResourceTemplate, Root, Tool, keys,
 };
-use crate::registry::BoxFuture;
 use crate::server::Server;
 
 type Callback<P, R> = Arc<dyn Fn(P) -> BoxFuture<R> + Send + Sync>;

@@ -6,8 +6,8 @@ use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 
+use crate::future::BoxFuture;
 use crate::protocol::Completion;
-use crate::registry::BoxFuture;
 
 /// The most values one completion result may carry.
 pub(crate) const MAX_VALUES: usize = 100;

@@ -1,9 +1,10 @@
 //! Errors: [`Error`] for building and running a server, [`ToolError`] for tool failures
-//! that the model should see.
+//! that the model should see, [`ContextError`] for questions a handler asks the client.
 
 use std::fmt;
 
-use crate::registry::Location;
+use crate::location::Location;
+use crate::protocol::ErrorObject;
 
 /// An error building or running a server.
 #[derive(Debug, thiserror::Error)]
@@ -82,4 +83,25 @@ impl<E: std::error::Error> From<E> for ToolError {
     fn from(e: E) -> Self {
         Self::new(e.to_string())
     }
+}
+
+/// An error while asking the client for something.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ContextError {
+    /// The client answered with a JSON-RPC error.
+    #[error("the client returned an error: {0}")]
+    Client(ErrorObject),
+    /// The client did not answer in time.
+    #[error("the client did not answer in time")]
+    Timeout,
+    /// The request was cancelled.
+    #[error("the request was cancelled")]
+    Cancelled,
+    /// The connection to the client is gone.
+    #[error("the connection to the client is closed")]
+    Closed,
+    /// The client's answer does not have the expected shape.
+    #[error("the client's answer is invalid: {0}")]
+    InvalidResponse(String),
 }

@@ -1,14 +1,36 @@
 //! `x-mcp-header`: which tool parameters are mirrored into `Mcp-Param-{Name}` headers,
-//! the checks the spec puts on such annotations, and the value encoding (`=?base64?…?=`).
+//! the checks the spec puts on such annotations, the value encoding (`=?base64?…?=`), and
+//! (HTTP) the check of a call's headers against its arguments.
 
-use base64::Engine as _;
 use serde_json::Value;
 
+#[cfg(feature = "http")]
+use axum::http::{HeaderMap, HeaderValue};
+
+#[cfg(feature = "http")]
+use crate::protocol::ErrorObject;
 use crate::protocol::JsonObject;
-use crate::registry::{HeaderKind, HeaderParam};
 use crate::schema;
 
 const KEY: &str = "x-mcp-header";
+
+/// A tool parameter mirrored into an `Mcp-Param-{header}` HTTP header (`x-mcp-header`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct HeaderParam {
+    /// The chain of `properties` keys from the schema root.
+    pub(crate) path: Vec<String>,
+    /// The `{name}` part of `Mcp-Param-{name}`.
+    pub(crate) header: String,
+    pub(crate) kind: HeaderKind,
+}
+
+/// The JSON type of a mirrored parameter (what its header value is compared as).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum HeaderKind {
+    String,
+    Integer,
+    Boolean,
+}
 
 /// RFC 9110 `tchar`.
 pub(crate) fn is_tchar(c: char) -> bool {
@@ -147,9 +169,14 @@ fn primitive_kind(prop: &JsonObject) -> Option<HeaderKind> {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// HTTP: header values against the body
+
 /// Decodes a header value that may use the `=?base64?…?=` sentinel. Plain values must be
 /// visible ASCII, space or tab.
+#[cfg(feature = "http")]
 pub(crate) fn decode_value(raw: &[u8]) -> Result<String, String> {
+    use base64::Engine as _;
     if raw
         .iter()
         .any(|&b| !(b == b'\t' || (0x20..=0x7e).contains(&b)))
@@ -170,7 +197,8 @@ pub(crate) fn decode_value(raw: &[u8]) -> Result<String, String> {
 }
 
 /// The argument value at a parameter's path, if present and not null.
-pub(crate) fn argument_at<'a>(arguments: &'a Value, path: &[String]) -> Option<&'a Value> {
+#[cfg(feature = "http")]
+fn argument_at<'a>(arguments: &'a Value, path: &[String]) -> Option<&'a Value> {
     let mut v = arguments;
     for key in path {
         v = v.get(key)?;
@@ -179,7 +207,8 @@ pub(crate) fn argument_at<'a>(arguments: &'a Value, path: &[String]) -> Option<&
 }
 
 /// Whether a decoded header value matches the body value.
-pub(crate) fn matches(kind: HeaderKind, header: &str, value: &Value) -> bool {
+#[cfg(feature = "http")]
+fn matches(kind: HeaderKind, header: &str, value: &Value) -> bool {
     match (kind, value) {
         (HeaderKind::String, Value::String(s)) => header == s,
         (HeaderKind::Boolean, Value::Bool(b)) => header == if *b { "true" } else { "false" },
@@ -190,6 +219,56 @@ pub(crate) fn matches(kind: HeaderKind, header: &str, value: &Value) -> bool {
         },
         _ => false,
     }
+}
+
+/// The single value of a header (several values are ambiguous: rejected).
+#[cfg(feature = "http")]
+pub(crate) fn single_header<'a>(
+    headers: &'a HeaderMap,
+    name: &str,
+) -> Result<Option<&'a HeaderValue>, ErrorObject> {
+    let mut values = headers.get_all(name).iter();
+    let first = values.next();
+    if values.next().is_some() {
+        return Err(ErrorObject::header_mismatch(format!(
+            "{name} has several values"
+        )));
+    }
+    Ok(first)
+}
+
+/// Checks the `Mcp-Param-{Name}` headers of a modern HTTP `tools/call` against its
+/// arguments: every mirrored argument that is present needs its header, with the same value.
+#[cfg(feature = "http")]
+pub(crate) fn check_param_headers(
+    headers: &HeaderMap,
+    params: &[HeaderParam],
+    arguments: &Value,
+) -> Result<(), ErrorObject> {
+    for p in params {
+        let header_name = format!("mcp-param-{}", p.header);
+        let header = single_header(headers, &header_name)?;
+        let Some(value) = argument_at(arguments, &p.path) else {
+            // A null or missing argument has no header; a stray header is tolerated.
+            continue;
+        };
+        let Some(header) = header else {
+            return Err(ErrorObject::header_mismatch(format!(
+                "missing header Mcp-Param-{} for argument `{}`",
+                p.header,
+                p.path.join(".")
+            )));
+        };
+        let decoded = decode_value(header.as_bytes())
+            .map_err(|e| ErrorObject::header_mismatch(format!("Mcp-Param-{} {e}", p.header)))?;
+        if !matches(p.kind, &decoded, value) {
+            return Err(ErrorObject::header_mismatch(format!(
+                "Mcp-Param-{} header value {decoded:?} does not match body value {value}",
+                p.header
+            )));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -275,6 +354,7 @@ mod tests {
         assert!(collect(&json!({"type":"object","properties":{"x":{"type":["string","integer"],"x-mcp-header":"X"}}})).is_err());
     }
 
+    #[cfg(feature = "http")]
     #[test]
     fn decodes_values() {
         assert_eq!(decode_value(b"us-west1").unwrap(), "us-west1");

@@ -4,69 +4,91 @@
 // framework take context parameters and completion requests by value, like extractors.)
 #![warn(clippy::needless_pass_by_value)]
 
-mod cache;
-mod catalog;
-mod cli;
+// The modules from the top down (ARCHITECTURE.md; `scripts/check-layers` keeps imports
+// pointing down): the facade, the transports, dispatch, what a request uses (context,
+// sessions, subscriptions, rendering), the runtime state and registry, the leaves, protocol.
 #[cfg(feature = "client")]
 pub mod client;
-mod completion;
-mod context;
-mod dispatch;
-mod error;
-mod events;
-mod headers;
-pub mod logging;
-mod mrtr;
-mod outcome;
-pub mod protocol;
-mod registry;
-mod render;
-mod schema;
 mod server;
+mod transport;
+
+mod dispatch;
+
+mod context;
+pub mod logging;
+mod render;
 mod session;
 mod subscriptions;
+
+mod catalog;
+mod outcome;
+mod registry;
+mod runtime;
+
+mod cache;
+mod completion;
+mod error;
+mod events;
+mod future;
+mod headers;
+mod inflight;
+mod location;
+mod mrtr;
+mod peer;
+mod schema;
 mod template;
-mod transport;
+
+pub mod protocol;
 
 pub use cache::{CachePolicy, Cacheable};
 pub use completion::{Completer, CompletionRequest, IntoCompletion, completer};
-pub use context::{Context, ContextError, Elicitation, FromContext, Principal, State};
-pub use error::{Error, ToolError};
+pub use context::ask::Elicitation;
+pub use context::{Context, FromContext, State};
+pub use error::{ContextError, Error, ToolError};
 pub use events::{ChangeEvent, EventBus, LocalBus};
+pub use future::BoxFuture;
+pub use location::Location;
 pub use mcp_macros::{prompt, resource, tool};
 pub use mrtr::StateKey;
 pub use outcome::{
     Blob, IntoPromptResult, IntoResourceContents, IntoToolResult, Json, StructuredOutput,
 };
+pub use peer::Principal;
 pub use protocol::{
     CacheScope, CallToolResult, Completion, Content, ErrorObject, GetPromptResult, Icon,
     LoggingLevel, PromptMessage, ProtocolVersion, ResourceContents, Role, ToolAnnotations,
 };
-pub use registry::{
-    BoxFuture, Location, PromptDefinition, PromptHandler, PromptResult, PromptSet, ReadResult,
-    ResourceDefinition, ResourceHandler, ResourceRequest, ResourceSet, ToolDefinition, ToolHandler,
-    ToolResult, ToolSet,
+pub use registry::definition::{PromptDefinition, ResourceDefinition, ToolDefinition};
+pub use registry::handler::{
+    PromptHandler, PromptResult, ReadResult, ResourceHandler, ResourceRequest, ToolHandler,
+    ToolResult,
 };
-pub use server::{Server, ServerBuilder, ServerHandle};
+pub use registry::set::{PromptSet, ResourceSet, ToolSet};
 #[cfg(feature = "http")]
-pub use transport::http::HttpConfig;
+pub use runtime::config::HttpConfig;
+pub use runtime::handle::ServerHandle;
+pub use server::Server;
+pub use server::builder::ServerBuilder;
 
 /// What the macros expand to. Not public API.
 #[doc(hidden)]
 pub mod __private {
     pub use crate::completion::completer;
     pub use crate::context::{Context, FromContext};
+    pub use crate::future::BoxFuture;
+    pub use crate::location::Location;
     pub use crate::outcome::{
         IntoPromptResult, IntoResourceContents, IntoToolResult, Probe, ToolOutput, ViaContent,
         ViaResultContent, ViaResultStructured, ViaStructured, decode_arguments,
         decode_prompt_arguments, decode_variables,
     };
     pub use crate::protocol::{CacheScope, Icon, ToolAnnotations};
-    pub use crate::registry::{
-        BoxFuture, Location, PromptDefinition, PromptHandler, PromptRegistration, PromptResult,
-        ReadResult, ResourceDefinition, ResourceHandler, ResourceRegistration, ResourceRequest,
-        ToolDefinition, ToolHandler, ToolRegistration, ToolResult,
+    pub use crate::registry::definition::{PromptDefinition, ResourceDefinition, ToolDefinition};
+    pub use crate::registry::handler::{
+        PromptHandler, PromptResult, ReadResult, ResourceHandler, ResourceRequest, ToolHandler,
+        ToolResult,
     };
+    pub use crate::registry::set::{PromptRegistration, ResourceRegistration, ToolRegistration};
     pub use crate::schema::{input_schema_for, schema_for};
     #[cfg(feature = "inventory")]
     pub use inventory;

@@ -21,7 +21,7 @@ use crate::protocol::{
     BlobResourceContents, CallToolResult, Content, ErrorObject, GetPromptResult, JsonObject,
     PromptMessage, ResourceContents, Role, TextResourceContents,
 };
-use crate::registry::{PromptResult, ReadResult, ResourceRequest, ToolResult};
+use crate::registry::handler::{PromptResult, ReadResult, ResourceRequest, ToolResult};
 use crate::schema;
 
 // ---------------------------------------------------------------------------------------------

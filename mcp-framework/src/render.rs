@@ -15,9 +15,9 @@ use crate::protocol::{
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, ProtocolVersion,
     ReadResourceResult, RequestId, ResourceContents, ResultType, SubscriptionsListenResult, Tool,
 };
-use crate::registry::ToolEntry;
+use crate::registry::entry::ToolEntry;
+use crate::runtime::state::ServerInner;
 use crate::schema;
-use crate::server::ServerInner;
 
 pub(crate) fn to_bytes(value: &impl Serialize) -> Bytes {
     Bytes::from(serde_json::to_vec(value).expect("protocol results serialize"))

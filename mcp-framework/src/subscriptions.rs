@@ -16,7 +16,7 @@ use crate::protocol::{
     SubscriptionsAcknowledgedNotificationParams, keys,
 };
 use crate::render;
-use crate::server::ServerInner;
+use crate::runtime::state::ServerInner;
 
 /// The params of a listen request this module reads (`_meta` is skipped).
 #[derive(Deserialize)]

@@ -4,38 +4,35 @@
 //! request and nothing more is written for it; one writer task owns the output and flushes
 //! when it has nothing else queued. On EOF, in-flight requests get a short grace period.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
-use serde::Deserialize;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::context::Sink;
-use crate::dispatch::{Carrier, Reply, dispatch};
+use crate::dispatch::{Carrier, Reply, dispatch, on_notification, open_session};
 use crate::error::Error;
-use crate::protocol::jsonrpc::{Incoming, Notification, Request, parse_message};
-use crate::protocol::{ErrorObject, RequestId};
-use crate::server::ServerInner;
-use crate::session::legacy::{LegacySession, spawn_forwarder};
+use crate::inflight::InFlight;
+use crate::peer::Sink;
+use crate::protocol::ErrorObject;
+use crate::protocol::jsonrpc::{Incoming, Request, parse_message};
+use crate::runtime::state::ServerInner;
+use crate::session::legacy::LegacySession;
 use crate::subscriptions::ListenEvent;
 
+/// One connection. Messages travel through the writer channel unframed; the writer adds the
+/// newline.
 struct Connection {
     server: Arc<ServerInner>,
     tx: mpsc::Sender<Bytes>,
-    /// In-flight requests by id; the sequence number tells a reused id's entries apart.
-    inflight: Mutex<HashMap<RequestId, (u64, CancellationToken)>>,
-    next_seq: std::sync::atomic::AtomicU64,
+    inflight: InFlight,
     session: Mutex<Option<Arc<LegacySession>>>,
     tasks: TaskTracker,
     /// Input ended: open subscriptions stop (nobody can cancel them any more).
     eof: CancellationToken,
 }
-
-// Messages travel through the writer channel unframed; the writer adds the newline.
 
 /// Serves one connection until `reader` ends (or the server shuts down).
 pub(crate) async fn serve<R, W>(server: Arc<ServerInner>, reader: R, writer: W) -> Result<(), Error>
@@ -157,8 +154,7 @@ where
     let conn = Arc::new(Connection {
         server: server.clone(),
         tx,
-        inflight: Mutex::new(HashMap::new()),
-        next_seq: std::sync::atomic::AtomicU64::new(0),
+        inflight: InFlight::default(),
         session: Mutex::new(None),
         tasks: TaskTracker::new(),
         eof: CancellationToken::new(),
@@ -202,9 +198,7 @@ where
         .await
         .is_err()
     {
-        for (_, token) in conn.inflight.lock().expect("inflight").values() {
-            token.cancel();
-        }
+        conn.inflight.cancel_all();
         conn.tasks.wait().await;
     }
     if let Some(session) = conn.session.lock().expect("session").take() {
@@ -298,7 +292,7 @@ async fn on_message(conn: &Arc<Connection>, bytes: &[u8]) {
                 .send(Reply::error_message(rejected.id.as_ref(), &rejected.error))
                 .await;
         }
-        Ok(Incoming::Notification(n)) => on_notification(conn, n),
+        Ok(Incoming::Notification(n)) => on_notification(&n, &conn.inflight),
         Ok(Incoming::Response(r)) => {
             let session = conn.session.lock().expect("session").clone();
             if let Some(session) = session {
@@ -306,12 +300,13 @@ async fn on_message(conn: &Arc<Connection>, bytes: &[u8]) {
             }
         }
         Ok(Incoming::Request(request)) if request.method == "initialize" => {
-            let session_or_error =
-                LegacySession::initialize(&conn.server, request.params.as_deref(), None);
-            let reply = match session_or_error {
+            let opened = open_session(
+                &conn.server,
+                request.params.as_deref(),
+                Some(conn.tx.clone()),
+            );
+            let reply = match opened {
                 Ok((session, result)) => {
-                    session.attach(conn.tx.clone());
-                    spawn_forwarder(&conn.server, &session);
                     if let Some(old) = conn.session.lock().expect("session").replace(session) {
                         old.close();
                     }
@@ -324,56 +319,14 @@ async fn on_message(conn: &Arc<Connection>, bytes: &[u8]) {
         Ok(Incoming::Request(request)) => {
             // Independent tokens: a child token would lock its parent on creation and drop.
             let cancel = CancellationToken::new();
-            let seq = conn
-                .next_seq
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            conn.inflight
-                .lock()
-                .expect("inflight")
-                .insert(request.id.clone(), (seq, cancel.clone()));
+            let ticket = conn.inflight.start(request.id.clone(), cancel.clone());
             let conn = conn.clone();
             let tasks = conn.tasks.clone();
             tasks.spawn(async move {
-                let id = request.id.clone();
                 serve_request(&conn, request, cancel).await;
-                let mut inflight = conn.inflight.lock().expect("inflight");
-                // Only forget our own entry (a reused id may belong to a newer request).
-                if inflight.get(&id).is_some_and(|(s, _)| *s == seq) {
-                    inflight.remove(&id);
-                }
+                conn.inflight.finish(&ticket);
             });
         }
-    }
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct CancelledView {
-    request_id: Option<RequestId>,
-}
-
-fn on_notification(conn: &Connection, n: Notification) {
-    match n.method.as_str() {
-        "notifications/cancelled" => {
-            let Some(params) = n.params else { return };
-            let Ok(CancelledView {
-                request_id: Some(id),
-            }) = serde_json::from_str(params.get())
-            else {
-                return;
-            };
-            if let Some((_, token)) = conn.inflight.lock().expect("inflight").get(&id) {
-                token.cancel();
-            }
-        }
-        "notifications/initialized" => {
-            if let Some(session) = conn.session.lock().expect("session").as_ref() {
-                session
-                    .initialized
-                    .store(true, std::sync::atomic::Ordering::Relaxed);
-            }
-        }
-        other => tracing::trace!(method = other, "notification ignored"),
     }
 }
 

@@ -1,4 +1,5 @@
-//! The command line of [`Server::run`](crate::Server::run).
+//! The command line of [`Server::run`](crate::Server::run): the transport to serve, logging
+//! to stderr, and the signals that start a graceful shutdown.
 
 use std::net::SocketAddr;
 
@@ -71,6 +72,16 @@ pub(crate) fn parse(args: &[String]) -> Result<Command, Error> {
         }
         Some(other) => Err(Error::Usage(format!("unknown command `{other}`\n{USAGE}"))),
     }
+}
+
+/// Logs to stderr, filtered by `RUST_LOG` (default `info`).
+pub(crate) fn init_logging() {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(filter)
+        .try_init();
 }
 
 /// Completes on SIGINT or SIGTERM (Ctrl-C elsewhere).

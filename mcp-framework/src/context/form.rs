@@ -1,0 +1,178 @@
+//! The `requestedSchema` of an elicitation form for a Rust type: the type's schema, inlined
+//! and flattened to what forms allow (one primitive type or an enum per field), checked once
+//! per type.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use schemars::JsonSchema;
+use serde_json::Value;
+
+use crate::protocol::JsonObject;
+
+type SchemaCache = Mutex<HashMap<std::any::TypeId, Result<Arc<JsonObject>, String>>>;
+
+/// The `requestedSchema` for `T`, checked against what elicitation allows (computed once
+/// per type).
+pub(crate) fn elicitation_schema<T: JsonSchema + 'static>() -> Result<Arc<JsonObject>, String> {
+    static CACHE: OnceLock<SchemaCache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let id = std::any::TypeId::of::<T>();
+    if let Some(hit) = cache.lock().expect("schema cache").get(&id) {
+        return hit.clone();
+    }
+    let result = build_elicitation_schema::<T>().map(Arc::new);
+    cache
+        .lock()
+        .expect("schema cache")
+        .insert(id, result.clone());
+    result
+}
+
+fn build_elicitation_schema<T: JsonSchema>() -> Result<JsonObject, String> {
+    let mut schema = schemars::generate::SchemaSettings::draft2020_12()
+        .with(|s| {
+            s.inline_subschemas = true;
+            s.meta_schema = None;
+        })
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value();
+    let obj = schema
+        .as_object_mut()
+        .ok_or("its schema is not an object schema")?;
+    obj.remove("title");
+    obj.remove("$defs");
+    obj.remove("additionalProperties");
+    if obj.get("type").and_then(Value::as_str) != Some("object") {
+        return Err("it must be a struct (an object schema)".into());
+    }
+    let props = obj
+        .get_mut("properties")
+        .and_then(Value::as_object_mut)
+        .ok_or("it has no fields")?;
+    for (name, prop) in props.iter_mut() {
+        let p = prop
+            .as_object_mut()
+            .ok_or_else(|| format!("field `{name}` has a boolean schema"))?;
+        // `Option<T>` gives `["string", "null"]`: optional fields are simply not required.
+        if let Some(Value::Array(types)) = p.get("type") {
+            let non_null: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
+            if non_null.len() != 1 {
+                return Err(format!("field `{name}` must have exactly one type"));
+            }
+            p.insert("type".into(), non_null[0].clone());
+        }
+        if let Some(Value::Array(any)) = p.remove("anyOf") {
+            // `Option<Enum>` inlines as `anyOf: [{enum…}, {type: null}]`.
+            let mut rest: Vec<Value> = any
+                .into_iter()
+                .filter(|s| s.get("type") != Some(&Value::from("null")))
+                .collect();
+            if rest.len() != 1 {
+                return Err(format!(
+                    "field `{name}` uses a union elicitation cannot express"
+                ));
+            }
+            if let Value::Object(inner) = rest.remove(0) {
+                for (k, v) in inner {
+                    p.entry(k).or_insert(v);
+                }
+            }
+        }
+        if let Some(Value::Array(variants)) = p.get("enum") {
+            let strings: Vec<Value> = variants.iter().filter(|v| !v.is_null()).cloned().collect();
+            p.insert("enum".into(), Value::Array(strings));
+        }
+        let ty = p
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_else(|| {
+                if p.contains_key("enum") || p.contains_key("oneOf") {
+                    "string"
+                } else {
+                    ""
+                }
+            })
+            .to_owned();
+        match ty.as_str() {
+            "string" | "number" | "integer" | "boolean" => {
+                p.entry("type").or_insert_with(|| ty.clone().into());
+            }
+            "array" => {
+                let items_ok = p
+                    .get("items")
+                    .and_then(Value::as_object)
+                    .is_some_and(|i| i.contains_key("enum") || i.contains_key("anyOf"));
+                if !items_ok {
+                    return Err(format!(
+                        "field `{name}` is an array; only arrays of enum values (multi-select) are allowed"
+                    ));
+                }
+            }
+            _ => {
+                return Err(format!(
+                    "field `{name}` is not a string, number, integer, boolean or enum (elicitation forms are flat)"
+                ));
+            }
+        }
+        for forbidden in ["properties", "$ref", "allOf", "not", "if"] {
+            if p.contains_key(forbidden) {
+                return Err(format!(
+                    "field `{name}` uses `{forbidden}`, which elicitation forms cannot express"
+                ));
+            }
+        }
+    }
+    Ok(std::mem::take(obj))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(serde::Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    enum Color {
+        Red,
+        Green,
+    }
+
+    #[derive(serde::Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct Form {
+        /// Your name.
+        name: String,
+        age: Option<u32>,
+        color: Color,
+        subscribe: bool,
+    }
+
+    #[derive(serde::Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct Nested {
+        inner: Form,
+    }
+
+    #[test]
+    fn elicitation_schemas_are_flat() {
+        let s = elicitation_schema::<Form>().unwrap();
+        assert_eq!(s["properties"]["name"]["type"], "string");
+        assert_eq!(s["properties"]["name"]["description"], "Your name.");
+        assert_eq!(s["properties"]["age"]["type"], "integer");
+        assert_eq!(s["properties"]["color"]["type"], "string");
+        assert_eq!(
+            s["properties"]["color"]["enum"],
+            serde_json::json!(["Red", "Green"])
+        );
+        let required: Vec<&str> = s["required"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        assert!(!required.contains(&"age"));
+        let err = elicitation_schema::<Nested>().unwrap_err();
+        assert!(err.contains("inner"), "{err}");
+    }
+}

@@ -1,0 +1,343 @@
+//! [`Context`]: what a handler can ask of the request it serves. Progress, logging,
+//! cancellation, client identity and capabilities, application state, and questions to the
+//! client ([`ask`]: elicitation, sampling, roots) that work the same in both protocol eras.
+//!
+//! Imports: legacy sessions, the runtime state and handle, and the leaves.
+
+pub(crate) mod ask;
+mod form;
+
+use std::fmt;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use serde::Serialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+use crate::mrtr::Round;
+use crate::peer::{HttpParts, Principal, Sink, StreamCloser};
+use crate::protocol::jsonrpc::notification_message;
+use crate::protocol::{
+    ClientCapabilities, ErrorObject, Implementation, LoggingLevel,
+    LoggingMessageNotificationParams, ProgressNotificationParams, ProgressToken, ProtocolVersion,
+    RequestId,
+};
+use crate::runtime::handle::ServerHandle;
+use crate::runtime::state::ServerInner;
+use crate::session::legacy::LegacySession;
+
+/// How this request may ask the client for input.
+#[derive(Debug)]
+pub(crate) enum Asker {
+    /// 2026-07-28: replay rounds and `InputRequiredResult`.
+    Mrtr(Mutex<Round>),
+    /// A legacy session: real server-to-client requests.
+    Legacy(Arc<LegacySession>),
+    /// Nothing can be asked (e.g. a stateless legacy-version request, or `completion/complete`).
+    None,
+}
+
+/// The log-level gate of this request.
+#[derive(Debug)]
+pub(crate) enum LogGate {
+    /// `_meta.io.modelcontextprotocol/logLevel` (absent: no log messages at all).
+    Request(Option<LoggingLevel>),
+    /// The session's `logging/setLevel`.
+    Session(Arc<LegacySession>),
+}
+
+/// Everything a [`Context`] holds; built by dispatch for one handler run.
+pub(crate) struct ContextInner {
+    pub(crate) server: Arc<ServerInner>,
+    pub(crate) request_id: RequestId,
+    pub(crate) version: ProtocolVersion,
+    pub(crate) client_capabilities: Arc<ClientCapabilities>,
+    pub(crate) client_info: Option<Arc<Implementation>>,
+    pub(crate) meta: Option<Box<RawValue>>,
+    pub(crate) progress_token: Option<ProgressToken>,
+    pub(crate) log: LogGate,
+    pub(crate) cancel: CancellationToken,
+    pub(crate) sink: Option<Sink>,
+    pub(crate) asker: Asker,
+    pub(crate) http: Option<Arc<HttpParts>>,
+    pub(crate) close_stream: Option<StreamCloser>,
+    /// Set when the handler must stop: a question without an answer (MRTR) or a fatal error.
+    pub(crate) suspended: Notify,
+    /// Why the handler was stopped, when it was stopped by an error.
+    pub(crate) fatal: Mutex<Option<ErrorObject>>,
+    pub(crate) suspend_flag: AtomicBool,
+}
+
+/// The request a handler is serving. Cheap to clone; take it as a parameter of a
+/// `#[tool]`, `#[prompt]` or `#[resource]` function (by type `Context`, or any parameter
+/// marked `#[ctx]`).
+#[derive(Clone)]
+pub struct Context {
+    pub(crate) inner: Arc<ContextInner>,
+}
+
+impl fmt::Debug for Context {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Context")
+            .field("request_id", &self.inner.request_id)
+            .field("version", &self.inner.version)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A handler parameter injected from the request (mark it `#[ctx]`, or use `Context`).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be injected into a handler",
+    note = "`#[ctx]` parameters must be `Context`, `ServerHandle` or another type implementing `FromContext`"
+)]
+pub trait FromContext: Sized {
+    /// Extracts the value.
+    fn from_context(cx: &Context) -> Self;
+}
+
+impl FromContext for Context {
+    fn from_context(cx: &Context) -> Self {
+        cx.clone()
+    }
+}
+
+impl FromContext for ServerHandle {
+    fn from_context(cx: &Context) -> Self {
+        cx.server()
+    }
+}
+
+/// Application state registered with [`ServerBuilder::state`](crate::ServerBuilder::state):
+/// take it as a `#[ctx] db: State<Db>` parameter. Dereferences to `T`.
+///
+/// A handler asking for a type that was never registered fails its request with an
+/// internal error naming the type.
+#[derive(Debug)]
+pub struct State<T>(pub Arc<T>);
+
+impl<T> Clone for State<T> {
+    fn clone(&self) -> Self {
+        Self(self.0.clone())
+    }
+}
+
+impl<T> std::ops::Deref for State<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: Send + Sync + 'static> FromContext for State<T> {
+    fn from_context(cx: &Context) -> Self {
+        match cx.state::<T>() {
+            Some(v) => Self(v),
+            None => panic!(
+                "no state of type `{}`: register it with ServerBuilder::state",
+                std::any::type_name::<T>()
+            ),
+        }
+    }
+}
+
+impl FromContext for CancellationToken {
+    fn from_context(cx: &Context) -> Self {
+        cx.inner.cancel.clone()
+    }
+}
+
+impl Context {
+    pub(crate) fn new(inner: ContextInner) -> Self {
+        Self {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// The JSON-RPC id of the request.
+    pub fn request_id(&self) -> &RequestId {
+        &self.inner.request_id
+    }
+
+    /// The protocol revision of the request.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.inner.version
+    }
+
+    /// The capabilities the client declared (for this request on 2026-07-28, for the
+    /// session on legacy revisions).
+    pub fn client_capabilities(&self) -> &ClientCapabilities {
+        &self.inner.client_capabilities
+    }
+
+    /// The client's self-reported name and version, if it sent them.
+    pub fn client_info(&self) -> Option<&Implementation> {
+        self.inner.client_info.as_deref()
+    }
+
+    /// The request's `_meta` object.
+    pub fn meta(&self) -> Option<Map<String, Value>> {
+        self.inner
+            .meta
+            .as_ref()
+            .and_then(|raw| serde_json::from_str(raw.get()).ok())
+    }
+
+    /// The HTTP request headers (HTTP transport only).
+    #[cfg(feature = "http")]
+    pub fn headers(&self) -> Option<&axum::http::HeaderMap> {
+        self.inner.http.as_ref().map(|h| &h.headers)
+    }
+
+    /// The authenticated principal, when an authentication layer provided one.
+    pub fn principal(&self) -> Option<&Principal> {
+        self.inner.http.as_ref().and_then(|h| h.principal.as_ref())
+    }
+
+    /// The application state of type `T` registered with
+    /// [`ServerBuilder::state`](crate::ServerBuilder::state).
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        self.inner
+            .server
+            .state
+            .get(&std::any::TypeId::of::<T>())
+            .cloned()
+            .and_then(|v| v.downcast::<T>().ok())
+    }
+
+    /// A handle to change what the server serves.
+    pub fn server(&self) -> ServerHandle {
+        ServerHandle::from_inner(self.inner.server.clone())
+    }
+
+    /// Whether the client cancelled the request.
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancel.is_cancelled()
+    }
+
+    /// Completes when the client cancels the request (select on it in long loops).
+    pub async fn cancelled(&self) {
+        self.inner.cancel.cancelled().await;
+    }
+
+    /// The cancellation token of the request.
+    pub fn cancellation_token(&self) -> &CancellationToken {
+        &self.inner.cancel
+    }
+
+    /// Closes the connection carrying this request's response without ending the request,
+    /// on legacy Streamable HTTP sessions (2025-11-25 polling, SEP-1699): the client
+    /// reconnects with `Last-Event-ID` and receives what follows. Does nothing elsewhere
+    /// (on 2026-07-28 a closed stream cancels the request).
+    pub fn close_response_stream(&self) {
+        if let Some(close) = &self.inner.close_stream {
+            (close.0)();
+        }
+    }
+
+    /// Whether the client asked for progress (sent a `progressToken`).
+    pub fn wants_progress(&self) -> bool {
+        self.inner.progress_token.is_some()
+    }
+
+    async fn notify(&self, method: &str, params: &impl Serialize) -> bool {
+        let Some(sink) = &self.inner.sink else {
+            return false;
+        };
+        sink.send(Bytes::from(notification_message(method, params)))
+            .await
+    }
+
+    /// Reports progress; sent only when the request carried a `progressToken` (which is
+    /// echoed unchanged). `progress` should increase with every call.
+    pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        let Some(token) = &self.inner.progress_token else {
+            return;
+        };
+        let params = ProgressNotificationParams {
+            progress_token: token.clone(),
+            progress,
+            total,
+            message: message.map(str::to_owned),
+            meta: None,
+        };
+        self.notify("notifications/progress", &params).await;
+    }
+
+    /// The minimum level the client wants log messages at, if it wants any.
+    pub fn log_level(&self) -> Option<LoggingLevel> {
+        match &self.inner.log {
+            LogGate::Request(level) => *level,
+            LogGate::Session(session) => session.log_level(),
+        }
+    }
+
+    fn log_message(&self, level: LoggingLevel, logger: Option<&str>, data: Value) -> Option<Bytes> {
+        let min = self.log_level()?;
+        if level < min || self.inner.sink.is_none() {
+            return None;
+        }
+        let params = LoggingMessageNotificationParams {
+            level,
+            logger: logger.map(str::to_owned),
+            data,
+            meta: None,
+        };
+        Some(Bytes::from(notification_message(
+            "notifications/message",
+            &params,
+        )))
+    }
+
+    /// Sends a log message to the client, if it asked for messages at this level
+    /// (`_meta` `logLevel` on 2026-07-28, `logging/setLevel` on legacy sessions).
+    pub async fn log(&self, level: LoggingLevel, logger: Option<&str>, data: impl Serialize) {
+        let Ok(data) = serde_json::to_value(data) else {
+            return;
+        };
+        if let (Some(msg), Some(sink)) = (self.log_message(level, logger, data), &self.inner.sink) {
+            sink.send(msg).await;
+        }
+    }
+
+    /// Sends without waiting (drops the message if the stream is full). For the tracing bridge.
+    pub(crate) fn try_log(&self, level: LoggingLevel, logger: Option<&str>, data: Value) {
+        if let (Some(msg), Some(sink)) = (self.log_message(level, logger, data), &self.inner.sink) {
+            sink.try_send(msg);
+        }
+    }
+
+    /// `debug` log message.
+    pub async fn debug(&self, message: impl fmt::Display) {
+        self.log(LoggingLevel::Debug, None, message.to_string())
+            .await;
+    }
+
+    /// `info` log message.
+    pub async fn info(&self, message: impl fmt::Display) {
+        self.log(LoggingLevel::Info, None, message.to_string())
+            .await;
+    }
+
+    /// `notice` log message.
+    pub async fn notice(&self, message: impl fmt::Display) {
+        self.log(LoggingLevel::Notice, None, message.to_string())
+            .await;
+    }
+
+    /// `warning` log message.
+    pub async fn warning(&self, message: impl fmt::Display) {
+        self.log(LoggingLevel::Warning, None, message.to_string())
+            .await;
+    }
+
+    /// `error` log message.
+    pub async fn error(&self, message: impl fmt::Display) {
+        self.log(LoggingLevel::Error, None, message.to_string())
+            .await;
+    }
+}

@@ -1,0 +1,26 @@
+//! [`Carrier`]: what a transport knows of a request besides the message, handed to dispatch
+//! with it.
+
+use std::sync::Arc;
+
+use serde_json::value::RawValue;
+use tokio_util::sync::CancellationToken;
+
+use crate::peer::{HttpParts, Sink, StreamCloser};
+use crate::protocol::meta::RequestMeta;
+use crate::session::legacy::LegacySession;
+
+/// What the transport carrying a request hands to dispatch with it.
+#[derive(Debug, Default)]
+pub(crate) struct Carrier {
+    pub(crate) cancel: CancellationToken,
+    /// Where request-scoped messages go (none: they are dropped).
+    pub(crate) sink: Option<Sink>,
+    /// The legacy session the request arrived on.
+    pub(crate) session: Option<Arc<LegacySession>>,
+    pub(crate) http: Option<Arc<HttpParts>>,
+    /// `params._meta`, when the transport already read it (HTTP validates headers with it).
+    pub(crate) meta: Option<(RequestMeta, Option<Box<RawValue>>)>,
+    /// Closes the response connection, keeping the stream (legacy HTTP).
+    pub(crate) close_stream: Option<StreamCloser>,
+}

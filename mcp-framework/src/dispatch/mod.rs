@@ -1,0 +1,163 @@
+//! From a classified request to a reply: the era of the request ([`era`]), the method
+//! table, the handlers' runs ([`call`], [`complete`], [`run`]) and the era's rendering.
+//! Transports call [`dispatch`] for requests, [`open_session`] for `initialize` and
+//! [`on_notification`] for notifications; what a tool is stays here and below.
+//!
+//! Imports: what a request uses (context, sessions, subscriptions), rendering, the runtime
+//! and the leaves; never the facade or a transport.
+
+mod call;
+mod carrier;
+mod complete;
+mod era;
+mod reply;
+mod run;
+mod views;
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use serde_json::value::RawValue;
+use tokio::sync::mpsc;
+
+pub(crate) use carrier::Carrier;
+pub(crate) use reply::{Failure, Reply};
+
+use self::era::Era;
+use self::views::{ListView, SetLevelView, UriView, parse};
+use crate::cache::{ListKind, decode_cursor};
+use crate::inflight::InFlight;
+use crate::protocol::jsonrpc::{Notification, Request};
+use crate::protocol::meta::read_request_meta;
+use crate::protocol::{CancelledNotificationParams, ErrorObject, LoggingLevel};
+use crate::render;
+use crate::runtime::state::ServerInner;
+use crate::session::legacy::LegacySession;
+use crate::subscriptions::Listen;
+
+/// Serves one request.
+pub(crate) async fn dispatch(
+    server: &Arc<ServerInner>,
+    request: Request,
+    mut carrier: Carrier,
+) -> Reply {
+    let params = request.params.as_deref();
+    let (meta, raw_meta) = match carrier
+        .meta
+        .take()
+        .map_or_else(|| read_request_meta(params), Ok)
+    {
+        Ok(m) => m,
+        Err(e) => return Reply::bad(e),
+    };
+    let era = match Era::resolve(meta, raw_meta, carrier.session.as_ref()) {
+        Ok(era) => era,
+        Err(e) => return Reply::bad(e),
+    };
+    let method = request.method.as_str();
+    let legacy = era.legacy();
+    match method {
+        "server/discover" if !legacy => Reply::Result(render::discover(server)),
+        "tools/list" => list(server, ListKind::Tools, &era, params),
+        "prompts/list" => list(server, ListKind::Prompts, &era, params),
+        "resources/list" => list(server, ListKind::Resources, &era, params),
+        "resources/templates/list" => list(server, ListKind::Templates, &era, params),
+        "tools/call" => call::call_tool(server, request, era, carrier).await,
+        "prompts/get" => call::get_prompt(server, request, era, carrier).await,
+        "resources/read" => call::read_resource(server, request, era, carrier).await,
+        "completion/complete" => complete::complete(server, &era, params).await,
+        "subscriptions/listen" if !legacy => match Listen::open(server, &request, params) {
+            Ok(listen) => Reply::Listen(Box::new(listen)),
+            Err(e) => Reply::bad(e),
+        },
+        "ping" if legacy => Reply::Result(render::empty()),
+        "logging/setLevel" if legacy => match (parse::<SetLevelView>(params), &era.session) {
+            (Ok(v), Some(session)) => match v.level.parse::<LoggingLevel>() {
+                Ok(level) => {
+                    session.set_log_level(level);
+                    Reply::Result(render::empty())
+                }
+                Err(e) => Reply::error(ErrorObject::invalid_params(format!(
+                    "Invalid log level: {e}"
+                ))),
+            },
+            (Err(e), _) => Reply::bad(e),
+            (_, None) => Reply::error(ErrorObject::invalid_params(
+                "logging/setLevel needs a session",
+            )),
+        },
+        "resources/subscribe" | "resources/unsubscribe" if legacy => {
+            match (parse::<UriView>(params), &era.session) {
+                (Ok(v), Some(session)) => {
+                    let mut subs = session.subscriptions.lock().expect("subscriptions");
+                    if method == "resources/subscribe" {
+                        subs.insert(v.uri);
+                    } else {
+                        subs.remove(&v.uri);
+                    }
+                    Reply::Result(render::empty())
+                }
+                (Err(e), _) => Reply::bad(e),
+                (_, None) => Reply::error(ErrorObject::invalid_params(format!(
+                    "{method} needs a session"
+                ))),
+            }
+        }
+        "initialize" => Reply::error(ErrorObject::invalid_request(
+            "initialize is only valid as the first request of a legacy session",
+        )),
+        _ => Reply::Error(ErrorObject::method_not_found(method), Failure::NotFound),
+    }
+}
+
+fn list(server: &ServerInner, kind: ListKind, era: &Era, params: Option<&RawValue>) -> Reply {
+    let view: ListView = match parse(params) {
+        Ok(v) => v,
+        Err(e) => return Reply::bad(e),
+    };
+    let catalog = server.catalog.load();
+    let page = match view.cursor {
+        None => 0,
+        Some(c) => match decode_cursor(kind, &c, catalog.page_count(kind)) {
+            Ok(p) => p,
+            Err(e) => return Reply::error(e),
+        },
+    };
+    Reply::Result(render::list_page(server, &catalog, kind, era.version, page))
+}
+
+/// `initialize`: opens a legacy session (for the transport to keep) with its session-wide
+/// stream `outbound`, and renders the result.
+pub(crate) fn open_session(
+    server: &ServerInner,
+    params: Option<&RawValue>,
+    outbound: Option<mpsc::Sender<Bytes>>,
+) -> Result<(Arc<LegacySession>, Bytes), ErrorObject> {
+    let session = LegacySession::open(
+        params,
+        server.config.client_request_timeout,
+        &*server.bus,
+        outbound,
+    )?;
+    let result = render::initialize_result(server, session.version);
+    Ok((session, result))
+}
+
+/// A notification from the client: `notifications/cancelled` stops the request it names
+/// among `inflight`. (`notifications/initialized` needs nothing: a legacy session serves
+/// requests from its `initialize` on.)
+pub(crate) fn on_notification(notification: &Notification, inflight: &InFlight) {
+    match notification.method.as_str() {
+        "notifications/cancelled" => {
+            let id = notification
+                .params
+                .as_deref()
+                .and_then(|p| serde_json::from_str::<CancelledNotificationParams>(p.get()).ok())
+                .and_then(|c| c.request_id);
+            if let Some(id) = id {
+                inflight.cancel(&id);
+            }
+        }
+        other => tracing::trace!(method = other, "notification ignored"),
+    }
+}

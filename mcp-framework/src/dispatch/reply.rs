@@ -1,0 +1,65 @@
+//! What dispatch answers a transport with: a [`Reply`], the [`Failure`] class of an error
+//! (HTTP picks its status from it), and the one place a reply becomes a JSON-RPC message.
+
+use bytes::Bytes;
+
+use crate::protocol::jsonrpc::{error_message, result_message};
+use crate::protocol::{ErrorObject, RequestId};
+use crate::subscriptions::Listen;
+
+/// What a transport should send back for a request.
+#[derive(Debug)]
+pub(crate) enum Reply {
+    /// An encoded `result` object.
+    Result(Bytes),
+    /// A JSON-RPC error, and what kind of failure it is.
+    Error(ErrorObject, Failure),
+    /// A `subscriptions/listen` stream for the transport to drive.
+    Listen(Box<Listen>),
+    /// The request was cancelled: send nothing.
+    Cancelled,
+}
+
+/// The class of a failed request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Failure {
+    /// The request itself is malformed, or needs what the client did not declare (HTTP 400).
+    BadRequest,
+    /// Unknown method (HTTP 404).
+    NotFound,
+    /// The request was understood and answered with an error (HTTP 200).
+    Answered,
+}
+
+impl Reply {
+    /// A malformed request.
+    pub(super) fn bad(e: ErrorObject) -> Self {
+        Self::Error(e, Failure::BadRequest)
+    }
+
+    /// A request that was understood and failed.
+    pub(super) fn error(e: ErrorObject) -> Self {
+        Self::Error(e, Failure::Answered)
+    }
+
+    /// The response to request `id`; `None` when there is nothing to send (a cancelled
+    /// request, or a listen stream, which the transport drives).
+    pub(crate) fn into_message(self, id: &RequestId) -> Option<Bytes> {
+        match self {
+            Self::Result(result) => Some(Self::result_message(id, &result)),
+            Self::Error(e, _) => Some(Self::error_message(Some(id), &e)),
+            Self::Cancelled | Self::Listen(_) => None,
+        }
+    }
+
+    /// A result message around already-encoded `result` bytes (a listen stream's final
+    /// result, `initialize`).
+    pub(crate) fn result_message(id: &RequestId, result: &[u8]) -> Bytes {
+        Bytes::from(result_message(id, result))
+    }
+
+    /// An error message; `id` is `None` when the request's id could not be read.
+    pub(crate) fn error_message(id: Option<&RequestId>, error: &ErrorObject) -> Bytes {
+        Bytes::from(error_message(id, error))
+    }
+}

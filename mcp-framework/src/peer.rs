@@ -1,0 +1,62 @@
+//! What a transport knows of the peer behind one request and hands down with it: the
+//! [`Sink`] back to it (request-scoped messages), the [`StreamCloser`] of legacy HTTP
+//! polling and, over HTTP, the request's headers and authenticated [`Principal`].
+
+use std::fmt;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// Where request-scoped messages (progress, log messages, legacy server requests) go:
+/// the stdio writer or the request's HTTP response stream. Nothing is sent once the
+/// request is cancelled.
+#[derive(Clone, Debug)]
+pub(crate) struct Sink {
+    tx: mpsc::Sender<Bytes>,
+    cancel: CancellationToken,
+}
+
+impl Sink {
+    pub(crate) fn new(tx: mpsc::Sender<Bytes>, cancel: CancellationToken) -> Self {
+        Self { tx, cancel }
+    }
+
+    /// Sends one encoded message; `false` when the request is gone.
+    pub(crate) async fn send(&self, message: Bytes) -> bool {
+        if self.cancel.is_cancelled() {
+            return false;
+        }
+        self.tx.send(message).await.is_ok()
+    }
+
+    /// Sends without waiting (for the `tracing` bridge); drops the message when full.
+    pub(crate) fn try_send(&self, message: Bytes) -> bool {
+        !self.cancel.is_cancelled() && self.tx.try_send(message).is_ok()
+    }
+}
+
+/// Closes a request's response connection without ending its stream (legacy HTTP polling).
+#[derive(Clone)]
+pub(crate) struct StreamCloser(pub(crate) Arc<dyn Fn() + Send + Sync>);
+
+impl fmt::Debug for StreamCloser {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("StreamCloser")
+    }
+}
+
+/// The authenticated principal of an HTTP request. An authentication layer inserts it
+/// into the request's extensions; handlers read it with
+/// [`Context::principal`](crate::Context::principal), and sealed MRTR state is bound to it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Principal(pub String);
+
+/// HTTP-specific request parts.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct HttpParts {
+    #[cfg(feature = "http")]
+    pub(crate) headers: axum::http::HeaderMap,
+    pub(crate) principal: Option<Principal>,
+}

@@ -1,0 +1,283 @@
+//! Definitions under construction: [`ToolDefinition`], [`PromptDefinition`] and
+//! [`ResourceDefinition`], the builder methods they share, and per-resource caching
+//! overrides. Nothing is checked here; [`entry`](super::entry) checks and compiles them.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+use crate::cache::CachePolicy;
+use crate::completion::ErasedCompleter;
+use crate::location::Location;
+use crate::protocol::{CacheScope, Icon, JsonObject, ToolAnnotations};
+
+/// The builder methods every kind of definition has.
+macro_rules! shared_builders {
+    () => {
+        /// Human-readable title.
+        #[must_use]
+        pub fn title(mut self, title: impl Into<Cow<'static, str>>) -> Self {
+            self.title = Some(title.into());
+            self
+        }
+
+        /// Description (an empty one is ignored).
+        #[must_use]
+        pub fn description(mut self, description: impl Into<Cow<'static, str>>) -> Self {
+            let d = description.into();
+            if !d.is_empty() {
+                self.description = Some(d);
+            }
+            self
+        }
+
+        /// Adds an icon.
+        #[must_use]
+        pub fn icon(mut self, icon: Icon) -> Self {
+            self.icons.push(icon);
+            self
+        }
+
+        /// `_meta` for the definition, as a JSON object literal (checked by `build()`).
+        #[must_use]
+        pub fn meta_json(mut self, json: impl Into<Cow<'static, str>>) -> Self {
+            self.meta = Some(json.into());
+            self
+        }
+
+        /// Where the definition is in the source.
+        #[must_use]
+        pub fn location(mut self, location: Location) -> Self {
+            self.location = location;
+            self
+        }
+    };
+}
+
+/// A tool definition under construction: what `tools/list` shows, plus where it was defined.
+#[derive(Debug, Clone)]
+pub struct ToolDefinition {
+    pub(crate) name: Cow<'static, str>,
+    pub(crate) title: Option<Cow<'static, str>>,
+    pub(crate) description: Option<Cow<'static, str>>,
+    pub(crate) input_schema: JsonObject,
+    pub(crate) output_schema: Option<JsonObject>,
+    pub(crate) annotations: Option<ToolAnnotations>,
+    pub(crate) icons: Vec<Icon>,
+    pub(crate) meta: Option<Cow<'static, str>>,
+    pub(crate) location: Location,
+}
+
+impl ToolDefinition {
+    shared_builders!();
+
+    /// A tool named `name` taking arguments described by `input_schema` (a JSON Schema
+    /// object whose root is `type: "object"`).
+    pub fn new(name: impl Into<Cow<'static, str>>, input_schema: JsonObject) -> Self {
+        Self {
+            name: name.into(),
+            title: None,
+            description: None,
+            input_schema,
+            output_schema: None,
+            annotations: None,
+            icons: Vec::new(),
+            meta: None,
+            location: Location::RUNTIME,
+        }
+    }
+
+    /// JSON Schema of `structuredContent`.
+    #[must_use]
+    pub fn output_schema(mut self, schema: Option<JsonObject>) -> Self {
+        self.output_schema = schema;
+        self
+    }
+
+    /// Behaviour hints.
+    #[must_use]
+    pub fn annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.annotations = Some(annotations);
+        self
+    }
+}
+
+/// A prompt definition under construction.
+#[derive(Clone)]
+pub struct PromptDefinition {
+    pub(crate) name: Cow<'static, str>,
+    pub(crate) title: Option<Cow<'static, str>>,
+    pub(crate) description: Option<Cow<'static, str>>,
+    pub(crate) arguments_schema: JsonObject,
+    pub(crate) icons: Vec<Icon>,
+    pub(crate) meta: Option<Cow<'static, str>>,
+    pub(crate) completers: BTreeMap<String, Arc<dyn ErasedCompleter>>,
+    pub(crate) location: Location,
+}
+
+impl fmt::Debug for PromptDefinition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PromptDefinition")
+            .field("name", &self.name)
+            .field("location", &self.location)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PromptDefinition {
+    shared_builders!();
+
+    /// A prompt whose arguments are the properties of `arguments_schema` (an object schema;
+    /// `required` marks required arguments, `description`s become argument descriptions).
+    pub fn new(name: impl Into<Cow<'static, str>>, arguments_schema: JsonObject) -> Self {
+        Self {
+            name: name.into(),
+            title: None,
+            description: None,
+            arguments_schema,
+            icons: Vec::new(),
+            meta: None,
+            completers: BTreeMap::new(),
+            location: Location::RUNTIME,
+        }
+    }
+
+    /// Attaches a completer to an argument (see [`Completer`](crate::Completer)).
+    #[must_use]
+    pub fn complete(mut self, argument: &str, completer: Arc<dyn ErasedCompleter>) -> Self {
+        self.completers.insert(argument.to_owned(), completer);
+        self
+    }
+}
+
+/// Whether a definition is one concrete resource or a URI template.
+#[derive(Debug, Clone)]
+pub(crate) enum ResourceShape {
+    Static {
+        uri: Cow<'static, str>,
+    },
+    Template {
+        template: Cow<'static, str>,
+        /// Schema of the handler's parameters (for coercing matched variables).
+        variables_schema: JsonObject,
+    },
+}
+
+/// A resource or resource template definition under construction.
+#[derive(Clone)]
+pub struct ResourceDefinition {
+    pub(crate) shape: ResourceShape,
+    pub(crate) name: Cow<'static, str>,
+    pub(crate) title: Option<Cow<'static, str>>,
+    pub(crate) description: Option<Cow<'static, str>>,
+    pub(crate) mime_type: Option<Cow<'static, str>>,
+    pub(crate) size: Option<u64>,
+    pub(crate) icons: Vec<Icon>,
+    pub(crate) meta: Option<Cow<'static, str>>,
+    pub(crate) cache: CacheOverride,
+    pub(crate) completers: BTreeMap<String, Arc<dyn ErasedCompleter>>,
+    pub(crate) location: Location,
+}
+
+impl fmt::Debug for ResourceDefinition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ResourceDefinition")
+            .field("shape", &self.shape)
+            .field("name", &self.name)
+            .field("location", &self.location)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Per-resource overrides of the caching hints.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct CacheOverride {
+    pub(crate) ttl_ms: Option<u64>,
+    pub(crate) scope: Option<CacheScope>,
+}
+
+impl CacheOverride {
+    pub(crate) fn apply(self, base: CachePolicy) -> CachePolicy {
+        CachePolicy {
+            ttl_ms: self.ttl_ms.unwrap_or(base.ttl_ms),
+            scope: self.scope.unwrap_or(base.scope),
+        }
+    }
+}
+
+impl ResourceDefinition {
+    shared_builders!();
+
+    fn with_shape(shape: ResourceShape, name: Cow<'static, str>) -> Self {
+        Self {
+            shape,
+            name,
+            title: None,
+            description: None,
+            mime_type: None,
+            size: None,
+            icons: Vec::new(),
+            meta: None,
+            cache: CacheOverride::default(),
+            completers: BTreeMap::new(),
+            location: Location::RUNTIME,
+        }
+    }
+
+    /// One concrete resource at `uri`.
+    pub fn fixed(uri: impl Into<Cow<'static, str>>, name: impl Into<Cow<'static, str>>) -> Self {
+        Self::with_shape(ResourceShape::Static { uri: uri.into() }, name.into())
+    }
+
+    /// A family of resources matching an RFC 6570 URI template. `variables_schema` is an
+    /// object schema whose properties are the template's variables.
+    pub fn template(
+        template: impl Into<Cow<'static, str>>,
+        name: impl Into<Cow<'static, str>>,
+        variables_schema: JsonObject,
+    ) -> Self {
+        Self::with_shape(
+            ResourceShape::Template {
+                template: template.into(),
+                variables_schema,
+            },
+            name.into(),
+        )
+    }
+
+    /// MIME type of the contents.
+    #[must_use]
+    pub fn mime_type(mut self, mime: impl Into<Cow<'static, str>>) -> Self {
+        self.mime_type = Some(mime.into());
+        self
+    }
+
+    /// Size in bytes, if known.
+    #[must_use]
+    pub fn size(mut self, size: u64) -> Self {
+        self.size = Some(size);
+        self
+    }
+
+    /// Overrides the `ttlMs` of `resources/read` results for this resource.
+    #[must_use]
+    pub fn ttl_ms(mut self, ttl_ms: u64) -> Self {
+        self.cache.ttl_ms = Some(ttl_ms);
+        self
+    }
+
+    /// Overrides the `cacheScope` of `resources/read` results for this resource.
+    #[must_use]
+    pub fn cache_scope(mut self, scope: CacheScope) -> Self {
+        self.cache.scope = Some(scope);
+        self
+    }
+
+    /// Attaches a completer to a template variable.
+    #[must_use]
+    pub fn complete(mut self, variable: &str, completer: Arc<dyn ErasedCompleter>) -> Self {
+        self.completers.insert(variable.to_owned(), completer);
+        self
+    }
+}

@@ -1,0 +1,391 @@
+//! Entries: definitions checked (names, URIs, templates, `_meta`, `x-mcp-header`) and compiled
+//! (validators) into what the catalog serves and the dispatcher calls.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::definition::{
+    CacheOverride, PromptDefinition, ResourceDefinition, ResourceShape, ToolDefinition,
+};
+use super::handler::{PromptFn, ReadFn, ToolFn};
+use super::set::{PromptSet, ResourceSet, ToolSet};
+use crate::completion::ErasedCompleter;
+use crate::error::Error;
+use crate::headers::HeaderParam;
+use crate::location::Location;
+use crate::protocol::{JsonObject, Prompt, PromptArgument, Resource, ResourceTemplate, Tool};
+use crate::schema::{self, Validator};
+use crate::template::UriTemplate;
+
+/// A tool ready to serve: definition, compiled validator and handler.
+pub(crate) struct ToolEntry {
+    pub(crate) tool: Tool,
+    /// `outputSchema` root is not an object: legacy revisions see it wrapped in `{result}`.
+    pub(crate) wraps_output: bool,
+    pub(crate) validator: Validator,
+    pub(crate) headers: Vec<HeaderParam>,
+    pub(crate) call: ToolFn,
+    pub(crate) location: Location,
+}
+
+impl fmt::Debug for ToolEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolEntry")
+            .field("name", &self.tool.name)
+            .field("location", &self.location)
+            .finish_non_exhaustive()
+    }
+}
+
+fn definition_error(kind: &'static str, name: &str, location: Location, reason: String) -> Error {
+    Error::Definition {
+        kind,
+        name: name.to_owned(),
+        location,
+        reason,
+    }
+}
+
+fn parse_meta(
+    kind: &'static str,
+    name: &str,
+    location: Location,
+    meta: Option<&str>,
+) -> Result<Option<JsonObject>, Error> {
+    meta.map(|json| match serde_json::from_str::<Value>(json) {
+        Ok(Value::Object(obj)) => Ok(obj),
+        Ok(_) => Err(definition_error(
+            kind,
+            name,
+            location,
+            "meta must be a JSON object".into(),
+        )),
+        Err(e) => Err(definition_error(
+            kind,
+            name,
+            location,
+            format!("meta is not valid JSON: {e}"),
+        )),
+    })
+    .transpose()
+}
+
+impl ToolEntry {
+    fn new(mut def: ToolDefinition, call: ToolFn) -> Result<Self, Error> {
+        let kind = "tool";
+        crate::headers::normalize_header_properties(&mut def.input_schema);
+        let err = |reason: String| definition_error(kind, &def.name, def.location, reason);
+        if def.name.is_empty() || def.name.len() > 128 {
+            return Err(err("tool names must be 1 to 128 characters long".into()));
+        }
+        if let Some(bad) = def
+            .name
+            .chars()
+            .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+        {
+            return Err(err(format!(
+                "tool names may contain only ASCII letters, digits, `_`, `-` and `.`, not {bad:?}"
+            )));
+        }
+        if !schema::is_object_schema(&def.input_schema) {
+            return Err(err(
+                "the input schema must have `type: \"object\"` at its root".into(),
+            ));
+        }
+        let validator = Validator::compile(&def.input_schema)
+            .map_err(|e| err(format!("the input schema does not compile: {e}")))?;
+        if let Some(out) = &def.output_schema {
+            Validator::compile(out)
+                .map_err(|e| err(format!("the output schema does not compile: {e}")))?;
+        }
+        let headers = crate::headers::collect_header_params(&def.input_schema).map_err(err)?;
+        let meta = parse_meta(kind, &def.name, def.location, def.meta.as_deref())?;
+        let wraps_output = def
+            .output_schema
+            .as_ref()
+            .is_some_and(|s| !schema::is_object_schema(s));
+        let tool = Tool {
+            name: def.name.into_owned(),
+            title: def.title.map(Cow::into_owned),
+            description: def.description.map(Cow::into_owned),
+            input_schema: def.input_schema,
+            output_schema: def.output_schema,
+            annotations: def.annotations,
+            icons: (!def.icons.is_empty()).then_some(def.icons),
+            meta,
+        };
+        Ok(Self {
+            tool,
+            wraps_output,
+            validator,
+            headers,
+            call,
+            location: def.location,
+        })
+    }
+}
+
+/// A prompt ready to serve.
+pub(crate) struct PromptEntry {
+    pub(crate) prompt: Prompt,
+    pub(crate) arguments_schema: JsonObject,
+    pub(crate) validator: Validator,
+    pub(crate) completers: BTreeMap<String, Arc<dyn ErasedCompleter>>,
+    pub(crate) get: PromptFn,
+    pub(crate) location: Location,
+}
+
+impl fmt::Debug for PromptEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PromptEntry")
+            .field("name", &self.prompt.name)
+            .field("location", &self.location)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The properties of an object schema as `(name, description, required)`.
+pub(crate) fn schema_arguments(schema: &JsonObject) -> Vec<(String, Option<String>, bool)> {
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|props| {
+            props
+                .iter()
+                .map(|(name, prop)| {
+                    let description = prop
+                        .get("description")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned);
+                    (name.clone(), description, required.contains(&name.as_str()))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+impl PromptEntry {
+    fn new(def: PromptDefinition, get: PromptFn) -> Result<Self, Error> {
+        let kind = "prompt";
+        if def.name.is_empty() {
+            return Err(definition_error(
+                kind,
+                &def.name,
+                def.location,
+                "empty name".into(),
+            ));
+        }
+        let meta = parse_meta(kind, &def.name, def.location, def.meta.as_deref())?;
+        let validator = Validator::compile(&def.arguments_schema).map_err(|e| {
+            definition_error(
+                kind,
+                &def.name,
+                def.location,
+                format!("the arguments schema does not compile: {e}"),
+            )
+        })?;
+        let declared = schema_arguments(&def.arguments_schema);
+        for arg in def.completers.keys() {
+            if !declared.iter().any(|(n, ..)| n == arg) {
+                return Err(definition_error(
+                    kind,
+                    &def.name,
+                    def.location,
+                    format!("completer for unknown argument `{arg}`"),
+                ));
+            }
+        }
+        let arguments: Vec<PromptArgument> = declared
+            .into_iter()
+            .map(|(name, description, required)| PromptArgument {
+                name,
+                title: None,
+                description,
+                required: Some(required),
+            })
+            .collect();
+        let prompt = Prompt {
+            name: def.name.into_owned(),
+            title: def.title.map(Cow::into_owned),
+            description: def.description.map(Cow::into_owned),
+            arguments: (!arguments.is_empty()).then_some(arguments),
+            icons: (!def.icons.is_empty()).then_some(def.icons),
+            meta,
+        };
+        Ok(Self {
+            prompt,
+            arguments_schema: def.arguments_schema,
+            validator,
+            completers: def.completers,
+            get,
+            location: def.location,
+        })
+    }
+}
+
+/// A concrete resource ready to serve.
+pub(crate) struct ResourceEntry {
+    pub(crate) resource: Resource,
+    pub(crate) cache: CacheOverride,
+    pub(crate) read: ReadFn,
+    pub(crate) location: Location,
+}
+
+impl fmt::Debug for ResourceEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ResourceEntry")
+            .field("uri", &self.resource.uri)
+            .field("location", &self.location)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A resource template ready to serve.
+pub(crate) struct TemplateEntry {
+    pub(crate) template: ResourceTemplate,
+    pub(crate) matcher: UriTemplate,
+    pub(crate) variables_schema: JsonObject,
+    pub(crate) cache: CacheOverride,
+    pub(crate) completers: BTreeMap<String, Arc<dyn ErasedCompleter>>,
+    pub(crate) read: ReadFn,
+    pub(crate) location: Location,
+}
+
+impl fmt::Debug for TemplateEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TemplateEntry")
+            .field("uriTemplate", &self.template.uri_template)
+            .field("location", &self.location)
+            .finish_non_exhaustive()
+    }
+}
+
+enum ResourceOrTemplate {
+    Resource(ResourceEntry),
+    Template(TemplateEntry),
+}
+
+fn build_resource(def: ResourceDefinition, read: ReadFn) -> Result<ResourceOrTemplate, Error> {
+    let meta = parse_meta("resource", &def.name, def.location, def.meta.as_deref())?;
+    let icons = (!def.icons.is_empty()).then_some(def.icons);
+    match def.shape {
+        ResourceShape::Static { uri } => {
+            if uri.is_empty() || !uri.contains(':') {
+                return Err(definition_error(
+                    "resource",
+                    &def.name,
+                    def.location,
+                    format!("`{uri}` is not an absolute URI"),
+                ));
+            }
+            Ok(ResourceOrTemplate::Resource(ResourceEntry {
+                resource: Resource {
+                    uri: uri.into_owned(),
+                    name: def.name.into_owned(),
+                    title: def.title.map(Cow::into_owned),
+                    description: def.description.map(Cow::into_owned),
+                    mime_type: def.mime_type.map(Cow::into_owned),
+                    size: def.size,
+                    annotations: None,
+                    icons,
+                    meta,
+                },
+                cache: def.cache,
+                read,
+                location: def.location,
+            }))
+        }
+        ResourceShape::Template {
+            template,
+            variables_schema,
+        } => {
+            let err = |reason: String| {
+                definition_error("resource template", &def.name, def.location, reason)
+            };
+            let matcher = UriTemplate::parse(&template).map_err(&err)?;
+            let declared: Vec<String> = schema_arguments(&variables_schema)
+                .into_iter()
+                .map(|(n, ..)| n)
+                .collect();
+            for var in matcher.variables() {
+                if !declared.iter().any(|d| d == var) {
+                    return Err(err(format!(
+                        "template variable `{var}` has no matching parameter"
+                    )));
+                }
+            }
+            for name in def.completers.keys() {
+                if !matcher.variables().any(|v| v == name) {
+                    return Err(err(format!("completer for unknown variable `{name}`")));
+                }
+            }
+            Ok(ResourceOrTemplate::Template(TemplateEntry {
+                template: ResourceTemplate {
+                    uri_template: template.into_owned(),
+                    name: def.name.into_owned(),
+                    title: def.title.map(Cow::into_owned),
+                    description: def.description.map(Cow::into_owned),
+                    mime_type: def.mime_type.map(Cow::into_owned),
+                    annotations: None,
+                    icons,
+                    meta,
+                },
+                matcher,
+                variables_schema,
+                cache: def.cache,
+                completers: def.completers,
+                read,
+                location: def.location,
+            }))
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sets into entries (at build time and for run-time additions alike)
+
+impl ToolSet {
+    /// Checks and compiles every tool of the set.
+    pub(crate) fn into_entries(self) -> Result<Vec<Arc<ToolEntry>>, Error> {
+        self.items
+            .into_iter()
+            .map(|t| ToolEntry::new(t.definition, t.call).map(Arc::new))
+            .collect()
+    }
+}
+
+impl PromptSet {
+    /// Checks and compiles every prompt of the set.
+    pub(crate) fn into_entries(self) -> Result<Vec<Arc<PromptEntry>>, Error> {
+        self.items
+            .into_iter()
+            .map(|p| PromptEntry::new(p.definition, p.get).map(Arc::new))
+            .collect()
+    }
+}
+
+/// The concrete resources and the templates of a set.
+pub(crate) type ResourceEntries = (Vec<Arc<ResourceEntry>>, Vec<Arc<TemplateEntry>>);
+
+impl ResourceSet {
+    /// Checks and compiles every resource and template of the set.
+    pub(crate) fn into_entries(self) -> Result<ResourceEntries, Error> {
+        let (mut fixed, mut templates) = (Vec::new(), Vec::new());
+        for r in self.items {
+            match build_resource(r.definition, r.read)? {
+                ResourceOrTemplate::Resource(e) => fixed.push(Arc::new(e)),
+                ResourceOrTemplate::Template(e) => templates.push(Arc::new(e)),
+            }
+        }
+        Ok((fixed, templates))
+    }
+}

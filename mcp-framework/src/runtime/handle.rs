@@ -1,0 +1,171 @@
+//! [`ServerHandle`]: run-time changes to what a server serves (a new catalog swapped in,
+//! then a change event on the bus) and the shutdown signal.
+
+use std::fmt;
+use std::sync::Arc;
+
+use super::state::ServerInner;
+use crate::catalog::Catalog;
+use crate::error::Error;
+use crate::events::ChangeEvent;
+use crate::registry::set::{PromptSet, ResourceSet, ToolSet};
+
+/// Changes what a running server serves, from anywhere (handlers, background tasks,
+/// other threads). Every change is visible to the next request, invalidates the cached
+/// list pages and notifies listeners (`subscriptions/listen`, legacy sessions).
+#[derive(Clone)]
+pub struct ServerHandle {
+    inner: Arc<ServerInner>,
+}
+
+impl fmt::Debug for ServerHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ServerHandle").finish_non_exhaustive()
+    }
+}
+
+impl ServerHandle {
+    pub(crate) fn from_inner(inner: Arc<ServerInner>) -> Self {
+        Self { inner }
+    }
+
+    fn change(
+        &self,
+        event: ChangeEvent,
+        f: impl FnOnce(&Catalog) -> Result<Option<Catalog>, Error>,
+    ) -> Result<bool, Error> {
+        let _guard = self.inner.change_lock.lock().expect("change lock");
+        let current = self.inner.catalog.load();
+        let Some(next) = f(&current)? else {
+            return Ok(false);
+        };
+        self.inner.catalog.store(Arc::new(next));
+        drop(_guard);
+        self.inner.bus.publish(event);
+        Ok(true)
+    }
+
+    /// Adds tools; fails (changing nothing) if a name is already served.
+    pub fn add_tools(&self, tools: ToolSet) -> Result<(), Error> {
+        let entries = tools.into_entries()?;
+        if entries.is_empty() {
+            return Ok(());
+        }
+        self.change(ChangeEvent::ToolsChanged, |c| {
+            let mut all = c.tools.clone();
+            all.extend(entries);
+            c.with(Some(all), None, None, None).map(Some)
+        })
+        .map(drop)
+    }
+
+    /// Removes a tool; `false` if there was none of that name.
+    pub fn remove_tool(&self, name: &str) -> bool {
+        self.change(ChangeEvent::ToolsChanged, |c| {
+            if c.tool(name).is_none() {
+                return Ok(None);
+            }
+            let rest = c
+                .tools
+                .iter()
+                .filter(|t| t.tool.name != name)
+                .cloned()
+                .collect();
+            c.with(Some(rest), None, None, None).map(Some)
+        })
+        .unwrap_or(false)
+    }
+
+    /// Whether a tool of that name is served.
+    pub fn has_tool(&self, name: &str) -> bool {
+        self.inner.catalog.load().tool(name).is_some()
+    }
+
+    /// Adds prompts; fails if a name is already served.
+    pub fn add_prompts(&self, prompts: PromptSet) -> Result<(), Error> {
+        let entries = prompts.into_entries()?;
+        if entries.is_empty() {
+            return Ok(());
+        }
+        self.change(ChangeEvent::PromptsChanged, |c| {
+            let mut all = c.prompts.clone();
+            all.extend(entries);
+            c.with(None, Some(all), None, None).map(Some)
+        })
+        .map(drop)
+    }
+
+    /// Removes a prompt; `false` if there was none of that name.
+    pub fn remove_prompt(&self, name: &str) -> bool {
+        self.change(ChangeEvent::PromptsChanged, |c| {
+            if c.prompt(name).is_none() {
+                return Ok(None);
+            }
+            let rest = c
+                .prompts
+                .iter()
+                .filter(|p| p.prompt.name != name)
+                .cloned()
+                .collect();
+            c.with(None, Some(rest), None, None).map(Some)
+        })
+        .unwrap_or(false)
+    }
+
+    /// Adds resources and templates; fails if a URI (or template) is already served.
+    pub fn add_resources(&self, resources: ResourceSet) -> Result<(), Error> {
+        let (fixed, templates) = resources.into_entries()?;
+        if fixed.is_empty() && templates.is_empty() {
+            return Ok(());
+        }
+        self.change(ChangeEvent::ResourcesChanged, |c| {
+            let mut all = c.resources.clone();
+            all.extend(fixed);
+            let mut all_templates = c.templates.clone();
+            all_templates.extend(templates);
+            c.with(None, None, Some(all), Some(all_templates)).map(Some)
+        })
+        .map(drop)
+    }
+
+    /// Removes a resource (by URI) or a template (by URI template); `false` if none matched.
+    pub fn remove_resource(&self, uri: &str) -> bool {
+        self.change(ChangeEvent::ResourcesChanged, |c| {
+            if c.resource(uri).is_none() && c.template(uri).is_none() {
+                return Ok(None);
+            }
+            let rest = c
+                .resources
+                .iter()
+                .filter(|r| r.resource.uri != uri)
+                .cloned()
+                .collect();
+            let rest_t = c
+                .templates
+                .iter()
+                .filter(|t| t.template.uri_template != uri)
+                .cloned()
+                .collect();
+            c.with(None, None, Some(rest), Some(rest_t)).map(Some)
+        })
+        .unwrap_or(false)
+    }
+
+    /// Announces that a resource's contents changed: subscribers of that URI (or of a
+    /// parent URI) get `notifications/resources/updated`.
+    pub fn resource_updated(&self, uri: &str) {
+        self.inner
+            .bus
+            .publish(ChangeEvent::ResourceUpdated(Arc::from(uri)));
+    }
+
+    /// Starts a graceful shutdown.
+    pub fn shutdown(&self) {
+        self.inner.shutdown.cancel();
+    }
+
+    /// Completes when a shutdown has started.
+    pub async fn shutdown_started(&self) {
+        self.inner.shutdown.cancelled().await;
+    }
+}

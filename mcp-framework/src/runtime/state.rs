@@ -1,0 +1,49 @@
+//! [`ServerInner`]: the state every layer below the facade reads: identity, capabilities, the
+//! current catalog, configuration, the event bus, the state sealer, the shutdown token and
+//! the application state.
+
+use std::fmt;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use arc_swap::ArcSwap;
+use bytes::Bytes;
+use tokio_util::sync::CancellationToken;
+
+use super::config::Config;
+use crate::catalog::Catalog;
+use crate::events::EventBus;
+use crate::mrtr::Sealer;
+use crate::protocol::{Implementation, JsonObject, ServerCapabilities};
+
+/// Shared state of a server.
+pub(crate) struct ServerInner {
+    pub(crate) info: Implementation,
+    pub(crate) instructions: Option<String>,
+    pub(crate) capabilities: ServerCapabilities,
+    pub(crate) catalog: ArcSwap<Catalog>,
+    /// Serializes catalog changes (see [`ServerHandle`](super::handle::ServerHandle)).
+    pub(crate) change_lock: Mutex<()>,
+    pub(crate) config: Config,
+    pub(crate) bus: Arc<dyn EventBus>,
+    pub(crate) sealer: Sealer,
+    /// `{"io.modelcontextprotocol/serverInfo": …}`, merged into every modern result.
+    pub(crate) server_info_meta: JsonObject,
+    pub(crate) discover_bytes: OnceLock<Bytes>,
+    /// Cancelled on graceful shutdown: subscriptions end with their final result.
+    pub(crate) shutdown: CancellationToken,
+    /// Application state, by type (see [`ServerBuilder::state`](crate::ServerBuilder::state)).
+    pub(crate) state: StateMap,
+}
+
+/// Values registered with [`ServerBuilder::state`](crate::ServerBuilder::state), by type.
+pub(crate) type StateMap =
+    std::collections::HashMap<std::any::TypeId, Arc<dyn std::any::Any + Send + Sync>>;
+
+impl fmt::Debug for ServerInner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Server")
+            .field("name", &self.info.name)
+            .field("version", &self.info.version)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,293 @@
+//! [`ServerBuilder`]: what the server serves and how, validated in [`build`](ServerBuilder::build).
+
+use std::fmt;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use arc_swap::ArcSwap;
+use tokio_util::sync::CancellationToken;
+
+use super::Server;
+use crate::cache::{CachePolicy, Cacheable};
+use crate::catalog::Catalog;
+use crate::error::Error;
+use crate::events::{EventBus, LocalBus};
+use crate::mrtr::{Sealer, StateKey};
+use crate::protocol::{
+    Icon, Implementation, JsonObject, ListChangedCapability, ResourcesCapability,
+    ServerCapabilities, keys,
+};
+use crate::registry::set::{PromptSet, ResourceSet, ToolSet, collected};
+use crate::runtime::config::Config;
+#[cfg(feature = "http")]
+use crate::runtime::config::HttpConfig;
+use crate::runtime::state::{ServerInner, StateMap};
+
+/// Builds a [`Server`].
+#[must_use]
+pub struct ServerBuilder {
+    info: Implementation,
+    instructions: Option<String>,
+    tools: Option<ToolSet>,
+    prompts: Option<PromptSet>,
+    resources: Option<ResourceSet>,
+    extra_tools: ToolSet,
+    extra_prompts: PromptSet,
+    extra_resources: ResourceSet,
+    config: Config,
+    state_key: Option<StateKey>,
+    previous_state_keys: Vec<StateKey>,
+    state_ttl: Duration,
+    bus: Option<Arc<dyn EventBus>>,
+    app_state: StateMap,
+}
+
+impl fmt::Debug for ServerBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ServerBuilder")
+            .field("info", &self.info)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Server {
+    /// Starts building a server. Set its `name` and `version` (they default to
+    /// `"mcp-server"` and `"0.0.0"`); `.version(env!("CARGO_PKG_VERSION"))` is typical.
+    pub fn builder() -> ServerBuilder {
+        ServerBuilder {
+            info: Implementation {
+                name: "mcp-server".into(),
+                version: "0.0.0".into(),
+                ..Implementation::default()
+            },
+            instructions: None,
+            tools: None,
+            prompts: None,
+            resources: None,
+            extra_tools: ToolSet::new(),
+            extra_prompts: PromptSet::new(),
+            extra_resources: ResourceSet::new(),
+            config: Config::default(),
+            state_key: None,
+            previous_state_keys: Vec::new(),
+            state_ttl: Duration::from_secs(600),
+            bus: None,
+            app_state: StateMap::new(),
+        }
+    }
+}
+
+impl ServerBuilder {
+    /// The server's programmatic name (`serverInfo.name`).
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.info.name = name.into();
+        self
+    }
+
+    /// The server's version (`serverInfo.version`).
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.info.version = version.into();
+        self
+    }
+
+    /// A human-readable name.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.info.title = Some(title.into());
+        self
+    }
+
+    /// A human-readable description.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.info.description = Some(description.into());
+        self
+    }
+
+    /// Guidance for the model on how to use this server.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Adds an icon.
+    pub fn icon(mut self, icon: Icon) -> Self {
+        self.info.icons.get_or_insert_with(Vec::new).push(icon);
+        self
+    }
+
+    /// The server's website.
+    pub fn website_url(mut self, url: impl Into<String>) -> Self {
+        self.info.website_url = Some(url.into());
+        self
+    }
+
+    /// Serves exactly these tools instead of every collected `#[tool]`.
+    pub fn tools(mut self, tools: ToolSet) -> Self {
+        self.tools = Some(tools);
+        self
+    }
+
+    /// Serves exactly these prompts instead of every collected `#[prompt]`.
+    pub fn prompts(mut self, prompts: PromptSet) -> Self {
+        self.prompts = Some(prompts);
+        self
+    }
+
+    /// Serves exactly these resources instead of every collected `#[resource]`.
+    pub fn resources(mut self, resources: ResourceSet) -> Self {
+        self.resources = Some(resources);
+        self
+    }
+
+    /// Serves these tools too (on top of the collected ones, or of [`tools`](Self::tools)).
+    pub fn add_tools(mut self, tools: ToolSet) -> Self {
+        self.extra_tools.items.extend(tools.items);
+        self
+    }
+
+    /// Serves these prompts too.
+    pub fn add_prompts(mut self, prompts: PromptSet) -> Self {
+        self.extra_prompts.items.extend(prompts.items);
+        self
+    }
+
+    /// Serves these resources and templates too.
+    pub fn add_resources(mut self, resources: ResourceSet) -> Self {
+        self.extra_resources.items.extend(resources.items);
+        self
+    }
+
+    /// Items per page of `tools/list`, `prompts/list`, `resources/list` and
+    /// `resources/templates/list` (default 1000).
+    pub fn page_size(mut self, page_size: usize) -> Self {
+        self.config.page_size = page_size.max(1);
+        self
+    }
+
+    /// Caching hints for one kind of result.
+    pub fn cache(mut self, kind: Cacheable, policy: CachePolicy) -> Self {
+        self.config.cache.set(kind, policy);
+        self
+    }
+
+    /// Caching hints for every cacheable result (then override kinds with [`cache`](Self::cache)).
+    pub fn cache_all(mut self, policy: CachePolicy) -> Self {
+        self.config.cache.set_all(policy);
+        self
+    }
+
+    /// The key that seals MRTR `requestState` (share it between replicas). Default: a
+    /// random key per process.
+    pub fn state_key(mut self, key: StateKey) -> Self {
+        self.state_key = Some(key);
+        self
+    }
+
+    /// An older key still accepted when opening state (key rotation).
+    pub fn previous_state_key(mut self, key: StateKey) -> Self {
+        self.previous_state_keys.push(key);
+        self
+    }
+
+    /// How long a sealed `requestState` stays valid (default 10 minutes).
+    pub fn state_ttl(mut self, ttl: Duration) -> Self {
+        self.state_ttl = ttl;
+        self
+    }
+
+    /// How long a legacy server-to-client request (sampling, elicitation, roots) waits
+    /// for the client (default 5 minutes).
+    pub fn client_request_timeout(mut self, timeout: Duration) -> Self {
+        self.config.client_request_timeout = timeout;
+        self
+    }
+
+    /// The largest message accepted, in bytes (default 4 MiB): larger HTTP bodies get
+    /// 413, larger stdio lines a JSON-RPC error.
+    pub fn max_message_bytes(mut self, bytes: usize) -> Self {
+        self.config.max_message_bytes = bytes;
+        self
+    }
+
+    /// Shares a value with every handler: take it as a `#[ctx] x: State<T>` parameter (or
+    /// call [`Context::state`](crate::Context::state)). One value per type; a database pool,
+    /// a configuration, an `Arc<Mutex<…>>` of application data.
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.app_state
+            .insert(std::any::TypeId::of::<T>(), Arc::new(value));
+        self
+    }
+
+    /// Plugs in a change-event bus (default: in-process).
+    pub fn event_bus(mut self, bus: impl EventBus) -> Self {
+        self.bus = Some(Arc::new(bus));
+        self
+    }
+
+    /// HTTP transport settings.
+    #[cfg(feature = "http")]
+    pub fn http(mut self, http: HttpConfig) -> Self {
+        self.config.http = http;
+        self
+    }
+
+    /// Validates every definition (schemas, names, templates, duplicates) and builds the
+    /// server. Without explicit sets, every `#[tool]`, `#[prompt]` and `#[resource]` of the
+    /// binary is served.
+    pub fn build(self) -> Result<Server, Error> {
+        let needs_collection =
+            self.tools.is_none() || self.prompts.is_none() || self.resources.is_none();
+        let (c_tools, c_prompts, c_resources) = if needs_collection {
+            collected()
+        } else {
+            Default::default()
+        };
+        let mut tools = self.tools.unwrap_or(c_tools);
+        tools.items.extend(self.extra_tools.items);
+        let mut prompts = self.prompts.unwrap_or(c_prompts);
+        prompts.items.extend(self.extra_prompts.items);
+        let mut resources = self.resources.unwrap_or(c_resources);
+        resources.items.extend(self.extra_resources.items);
+        let catalog = Catalog::from_sets(tools, prompts, resources, self.config.page_size)?;
+        let capabilities = ServerCapabilities {
+            tools: Some(ListChangedCapability {
+                list_changed: Some(true),
+            }),
+            prompts: Some(ListChangedCapability {
+                list_changed: Some(true),
+            }),
+            resources: Some(ResourcesCapability {
+                subscribe: Some(true),
+                list_changed: Some(true),
+            }),
+            completions: Some(JsonObject::new()),
+            logging: Some(JsonObject::new()),
+            experimental: None,
+            extensions: None,
+        };
+        let mut server_info_meta = JsonObject::new();
+        server_info_meta.insert(
+            keys::SERVER_INFO.into(),
+            serde_json::json!({"name": self.info.name, "version": self.info.version}),
+        );
+        let sealer = Sealer::new(
+            self.state_key.unwrap_or_else(StateKey::random),
+            self.previous_state_keys,
+            self.state_ttl,
+        );
+        let inner = ServerInner {
+            info: self.info,
+            instructions: self.instructions,
+            capabilities,
+            catalog: ArcSwap::from_pointee(catalog),
+            change_lock: Mutex::new(()),
+            bus: self.bus.unwrap_or_else(|| Arc::new(LocalBus::default())),
+            sealer,
+            server_info_meta,
+            discover_bytes: OnceLock::new(),
+            shutdown: CancellationToken::new(),
+            state: self.app_state,
+            config: self.config,
+        };
+        Ok(Server::from_inner(inner))
+    }
+}

@@ -1,0 +1,235 @@
+//! Legacy sessions over HTTP (2025-11-25 and older): `initialize` opens one and names it in
+//! `Mcp-Session-Id`; `GET` opens its session-wide stream or resumes a response stream
+//! (`Last-Event-ID`); `DELETE` ends it. A session's request runs detached from its
+//! connection (a dropped connection is not a cancellation there), and everything it sends
+//! is recorded in a [resumable stream](super::resumable) whose first event primes the client
+//! with an id and a retry interval.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, StatusCode};
+use axum::response::Response;
+use bytes::Bytes;
+use futures_util::stream;
+use serde_json::value::RawValue;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::endpoint::{Endpoint, SESSION_HEADER, session_of};
+use super::response::{
+    error_response, json_response, method_not_allowed, rejection, session_not_found,
+};
+use super::resumable::{Attached, ResumableStream};
+use super::sessions::HttpSession;
+use super::sse;
+use crate::dispatch::{Carrier, Reply, dispatch, open_session};
+use crate::peer::{HttpParts, Principal, Sink, StreamCloser};
+use crate::protocol::jsonrpc::Request;
+use crate::protocol::meta::RequestMeta;
+
+/// `initialize`: a new session, named in the response's `Mcp-Session-Id`.
+pub(super) fn initialize(ep: &Endpoint, request: &Request) -> Response {
+    match open_session(&ep.server, request.params.as_deref(), None) {
+        Ok((session, result)) => {
+            let session = Arc::new(HttpSession::new(session));
+            let id = session.id.clone();
+            ep.sessions.insert(session);
+            let mut r = json_response(StatusCode::OK, Reply::result_message(&request.id, &result));
+            r.headers_mut().insert(
+                SESSION_HEADER,
+                HeaderValue::from_str(&id).expect("hex is a valid header value"),
+            );
+            r
+        }
+        Err(e) => error_response(StatusCode::BAD_REQUEST, Some(&request.id), &e),
+    }
+}
+
+/// `GET`: the session-wide stream (server-to-client requests and change notifications), or
+/// with `Last-Event-ID` the rest of a response stream.
+pub(super) fn get(ep: &Endpoint, parts: &Parts) -> Response {
+    match session_of(ep, &parts.headers) {
+        None => method_not_allowed(),
+        Some(Err(())) => session_not_found(),
+        Some(Ok(session)) => {
+            if let Some(last) = parts
+                .headers
+                .get("last-event-id")
+                .and_then(|v| v.to_str().ok())
+            {
+                return resume(session, last);
+            }
+            let (tx, rx) = mpsc::channel::<Bytes>(64);
+            session.session.attach(tx);
+            let shutdown = ep.server.shutdown.clone();
+            let closed = session.session.closed.clone();
+            let keep_alive = ep.server.config.http.keep_alive;
+            sse::sse_response(stream::unfold(
+                (rx, shutdown, closed),
+                move |(mut rx, shutdown, closed)| async move {
+                    tokio::select! {
+                        () = shutdown.cancelled() => None,
+                        () = closed.cancelled() => None,
+                        m = rx.recv() => m.map(|m| (Ok(sse::event(&m)), (rx, shutdown, closed))),
+                        () = tokio::time::sleep(keep_alive) => {
+                            Some((Ok(Bytes::from_static(sse::KEEP_ALIVE)), (rx, shutdown, closed)))
+                        }
+                    }
+                },
+            ))
+        }
+    }
+}
+
+/// `DELETE`: ends the session.
+pub(super) fn delete(ep: &Endpoint, parts: &Parts) -> Response {
+    match parts.headers.get(SESSION_HEADER) {
+        None => method_not_allowed(),
+        Some(id) => {
+            if ep.sessions.remove(id.to_str().unwrap_or_default()) {
+                Response::new(Body::empty())
+            } else {
+                session_not_found()
+            }
+        }
+    }
+}
+
+/// A session's request: run detached from the connection, every message recorded in a new
+/// resumable stream that this response follows.
+pub(super) fn serve_request(
+    ep: &Endpoint,
+    parts: Parts,
+    request: Request,
+    session: Arc<HttpSession>,
+    meta: RequestMeta,
+    raw_meta: Option<Box<RawValue>>,
+) -> Response {
+    let stream = session.streams.open();
+    let attached = stream.attach(0);
+    let id = request.id.clone();
+    let cancel = CancellationToken::new();
+    let ticket = session.session.inflight.start(id.clone(), cancel.clone());
+    let (tx, mut rx) = mpsc::channel::<Bytes>(64);
+    let principal = parts.extensions.get::<Principal>().cloned();
+    // Closing travels through the same channel as the messages (as an empty message), so
+    // whatever the handler sent before closing still goes out on this connection.
+    let closer = {
+        let tx = tx.clone();
+        StreamCloser(Arc::new(move || {
+            let _ = tx.try_send(Bytes::new());
+        }))
+    };
+    let carrier = Carrier {
+        cancel: cancel.clone(),
+        sink: Some(Sink::new(tx.clone(), cancel)),
+        session: Some(session.session.clone()),
+        http: Some(Arc::new(HttpParts {
+            headers: parts.headers,
+            principal,
+        })),
+        meta: Some((meta, raw_meta)),
+        close_stream: Some(closer),
+    };
+    let server = ep.server.clone();
+    let recorder = stream.clone();
+    let running = session.clone();
+    drop(tx);
+    let record = move |recorder: &ResumableStream, n: Bytes| {
+        if n.is_empty() {
+            recorder.detach();
+        } else {
+            recorder.push(n, false);
+        }
+    };
+    tokio::spawn(async move {
+        let fut = dispatch(&server, request, carrier);
+        tokio::pin!(fut);
+        let reply = loop {
+            tokio::select! {
+                biased;
+                Some(n) = rx.recv() => record(&recorder, n),
+                reply = &mut fut => break reply,
+            }
+        };
+        while let Ok(n) = rx.try_recv() {
+            record(&recorder, n);
+        }
+        match reply.into_message(&id) {
+            Some(message) => recorder.push(message, true),
+            None => recorder.detach(),
+        }
+        running.session.inflight.finish(&ticket);
+    });
+    resumable_response(session, stream.id, attached)
+}
+
+/// An SSE response replaying and then following a resumable stream.
+fn resumable_response(session: Arc<HttpSession>, stream: u64, attached: Attached) -> Response {
+    let replay_done = attached.replay.iter().any(|(_, _, last)| *last);
+    let replay: Vec<Result<Bytes, Infallible>> = std::iter::once(Ok(sse::priming(stream)))
+        .chain(
+            attached
+                .replay
+                .into_iter()
+                .map(|(seq, m, _)| Ok(sse::event_with_id(stream, seq, &m))),
+        )
+        .collect();
+    if replay_done {
+        session.streams.forget(stream);
+    }
+    struct Follow {
+        live: Option<mpsc::Receiver<(u64, Bytes, bool)>>,
+        session: Arc<HttpSession>,
+        stream: u64,
+        closing: bool,
+    }
+    let state = Follow {
+        live: if replay_done { None } else { attached.live },
+        session,
+        stream,
+        closing: false,
+    };
+    let rest = stream::unfold(state, |mut s| async move {
+        if s.closing {
+            return None;
+        }
+        let live = s.live.as_mut()?;
+        match live.recv().await {
+            Some((seq, m, last)) => {
+                if last {
+                    s.session.streams.forget(s.stream);
+                    s.live = None;
+                }
+                Some((Ok(sse::event_with_id(s.stream, seq, &m)), s))
+            }
+            None => {
+                // The server closed the connection but not the stream: tell the client
+                // when to poll back, then end the body.
+                s.closing = true;
+                Some((Ok(sse::retry()), s))
+            }
+        }
+    });
+    sse::sse_response(futures_util::StreamExt::chain(stream::iter(replay), rest))
+}
+
+/// `GET` with `Last-Event-ID`: resumes a response stream.
+fn resume(session: Arc<HttpSession>, last_event_id: &str) -> Response {
+    let parsed = last_event_id
+        .split_once('-')
+        .and_then(|(s, n)| Some((s.parse::<u64>().ok()?, n.parse::<u64>().ok()?)));
+    let Some((stream_id, seq)) = parsed else {
+        return rejection(StatusCode::BAD_REQUEST, "Invalid Last-Event-ID");
+    };
+    match session.streams.get(stream_id) {
+        Some(stream) => {
+            let attached = stream.attach(seq);
+            resumable_response(session, stream_id, attached)
+        }
+        None => rejection(StatusCode::NOT_FOUND, "Unknown stream: it ended or expired"),
+    }
+}

@@ -1,0 +1,156 @@
+//! Streamable HTTP (axum): one endpoint, one POST per message.
+//!
+//! Modern (2026-07-28) requests are stateless: headers are checked against the body
+//! (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`), the answer is JSON,
+//! or an SSE stream when the handler sends request-scoped notifications first ([`modern`]).
+//! `subscriptions/listen` answers with a long-lived SSE stream ([`listen`]). Closing a
+//! response stream cancels its request. Legacy peers (`initialize`) get a `Mcp-Session-Id`
+//! and the 2025-11-25 behaviour on the same endpoint ([`legacy`], [`sessions`],
+//! [`resumable`]). Before any of that, [`checks`] guard the endpoint.
+
+mod checks;
+mod endpoint;
+mod legacy;
+mod listen;
+mod modern;
+mod response;
+mod resumable;
+mod sessions;
+mod sse;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::request::Parts;
+use axum::http::{Method, StatusCode};
+use axum::response::Response;
+
+pub(crate) use sessions::Sessions;
+
+use self::checks::HostPolicy;
+use self::endpoint::{Endpoint, session_of};
+use self::response::{accepted, error_response, method_not_allowed, rejection, session_not_found};
+use crate::dispatch::on_notification;
+use crate::error::Error;
+use crate::protocol::ProtocolVersion;
+use crate::protocol::jsonrpc::{Incoming, parse_message};
+use crate::protocol::meta::read_request_meta;
+use crate::runtime::state::ServerInner;
+
+/// The MCP endpoint at `path`. `bound` is the address it is served on, when known (a
+/// loopback address turns on the loopback-only `Host` check).
+pub(crate) fn router(
+    server: Arc<ServerInner>,
+    sessions: Arc<Sessions>,
+    path: &str,
+    bound: Option<SocketAddr>,
+) -> Router {
+    let hosts = HostPolicy::new(&server.config.http, bound);
+    let endpoint = Arc::new(Endpoint {
+        server,
+        sessions,
+        hosts,
+    });
+    Router::new()
+        .route(path, axum::routing::any(handle))
+        .with_state(endpoint)
+}
+
+/// Serves the endpoint on a bound listener until the server shuts down.
+pub(crate) async fn serve(
+    server: Arc<ServerInner>,
+    sessions: Arc<Sessions>,
+    listener: tokio::net::TcpListener,
+    path: &str,
+) -> Result<(), Error> {
+    let local = listener.local_addr()?;
+    let shutdown = server.shutdown.clone();
+    let router = router(server, sessions, path, Some(local));
+    axum::serve(listener, router)
+        .with_graceful_shutdown(async move { shutdown.cancelled().await })
+        .await?;
+    Ok(())
+}
+
+async fn handle(State(ep): State<Arc<Endpoint>>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    if let Some(rejection) = checks::check_security(&ep.server.config.http, &ep.hosts, &parts) {
+        return rejection;
+    }
+    match parts.method {
+        Method::POST => post(ep, parts, body).await,
+        Method::GET => legacy::get(&ep, &parts),
+        Method::DELETE => legacy::delete(&ep, &parts),
+        _ => method_not_allowed(),
+    }
+}
+
+async fn post(ep: Arc<Endpoint>, parts: Parts, body: Body) -> Response {
+    let Some(sse_ok) = checks::accepts(&parts.headers) else {
+        return rejection(
+            StatusCode::NOT_ACCEPTABLE,
+            "Not Acceptable: accept application/json and text/event-stream",
+        );
+    };
+    if let Some(rejection) = checks::check_content_type(&parts.headers) {
+        return rejection;
+    }
+    let config = &ep.server.config;
+    let limit = config
+        .http
+        .max_body_bytes
+        .unwrap_or(config.max_message_bytes);
+    if checks::declared_too_large(&parts.headers, limit) {
+        return checks::too_large(limit);
+    }
+    let Ok(bytes) = axum::body::to_bytes(body, limit).await else {
+        return checks::too_large(limit);
+    };
+    let message = match parse_message(&bytes) {
+        Ok(m) => m,
+        Err(rejected) => {
+            return error_response(
+                StatusCode::BAD_REQUEST,
+                rejected.id.as_ref(),
+                &rejected.error,
+            );
+        }
+    };
+    let session = match session_of(&ep, &parts.headers) {
+        Some(Ok(s)) => Some(s),
+        Some(Err(())) => {
+            // A stray session id on a modern request is ignored; on anything else it names
+            // a session that is gone.
+            let modern = matches!(&message, Incoming::Request(r) if read_request_meta(r.params.as_deref())
+                .is_ok_and(|(m, _)| m.protocol_version.as_deref().and_then(ProtocolVersion::parse).is_some_and(ProtocolVersion::is_modern)));
+            if !modern {
+                return session_not_found();
+            }
+            None
+        }
+        None => None,
+    };
+    match message {
+        Incoming::Notification(n) => {
+            if let Some(s) = &session {
+                on_notification(&n, &s.session.inflight);
+            }
+            accepted()
+        }
+        Incoming::Response(r) => {
+            if let Some(s) = &session {
+                s.session.deliver(r);
+            }
+            accepted()
+        }
+        Incoming::Request(request) if request.method == "initialize" => {
+            legacy::initialize(&ep, &request)
+        }
+        Incoming::Request(request) => {
+            modern::serve_request(ep, parts, request, session, sse_ok).await
+        }
+    }
+}

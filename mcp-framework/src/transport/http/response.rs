@@ -1,0 +1,68 @@
+//! The plain HTTP answers: a JSON body, a JSON-RPC error with its status, `202 Accepted`,
+//! and the rejections every method of the endpoint shares.
+
+use axum::body::Body;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::Response;
+use bytes::Bytes;
+
+use crate::dispatch::{Failure, Reply};
+use crate::protocol::{ErrorObject, RequestId, codes};
+
+pub(super) fn json_response(status: StatusCode, body: Bytes) -> Response {
+    let mut r = Response::new(Body::from(body));
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    r
+}
+
+pub(super) fn error_response(
+    status: StatusCode,
+    id: Option<&RequestId>,
+    error: &ErrorObject,
+) -> Response {
+    json_response(status, Reply::error_message(id, error))
+}
+
+/// A transport-level rejection: `-32600` with no id, and the status that says why.
+pub(super) fn rejection(status: StatusCode, message: impl Into<String>) -> Response {
+    error_response(
+        status,
+        None,
+        &ErrorObject::new(codes::INVALID_REQUEST, message),
+    )
+}
+
+pub(super) fn status_of(failure: Failure) -> StatusCode {
+    match failure {
+        Failure::BadRequest => StatusCode::BAD_REQUEST,
+        Failure::NotFound => StatusCode::NOT_FOUND,
+        Failure::Answered => StatusCode::OK,
+    }
+}
+
+pub(super) fn accepted() -> Response {
+    let mut r = Response::new(Body::empty());
+    *r.status_mut() = StatusCode::ACCEPTED;
+    r
+}
+
+pub(super) fn method_not_allowed() -> Response {
+    let mut r = rejection(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "Method not allowed: the MCP endpoint accepts POST",
+    );
+    r.headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static("POST"));
+    r
+}
+
+pub(super) fn session_not_found() -> Response {
+    rejection(
+        StatusCode::NOT_FOUND,
+        "Session not found: initialize a new session",
+    )
+}
