@@ -219,6 +219,11 @@ async fn a_legacy_session_and_modern_requests_share_the_process() {
     p.request(3, "tools/list", json!({})).await;
     let (list, _) = p.until(3).await;
     assert_eq!(list["result"]["resultType"], "complete");
+    // An `initialize` carrying modern `_meta` is a modern request for a method 2026-07-28
+    // does not have (see tests/http.rs): -32601, and the session is left alone.
+    p.request(30, "initialize", json!({})).await;
+    let (unknown, _) = p.until(30).await;
+    assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
     // And the legacy session still gets legacy shapes.
     p.send(json!({"jsonrpc":"2.0","id":4,"method":"tools/list"}))
         .await;

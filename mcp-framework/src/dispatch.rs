@@ -331,7 +331,7 @@ pub(crate) async fn dispatch(
                 ))),
             }
         }
-        "initialize" => Reply::failed(ErrorObject::invalid_request(
+        "initialize" if legacy => Reply::failed(ErrorObject::invalid_request(
             "initialize is only valid as the first request of a legacy session",
         )),
         _ => Reply::Error(ErrorObject::method_not_found(method), Failure::NotFound),
@@ -374,7 +374,7 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 async fn run<T>(cx: &Context, fut: BoxFuture<T>) -> Run<T> {
     let cancel = cx.inner.cancel.clone();
     let fut = crate::logging::scope(cx.clone(), AssertUnwindSafe(fut).catch_unwind());
-    tokio::select! {
+    let ran = tokio::select! {
         biased;
         out = fut => match out {
             Ok(v) => Run::Done(v),
@@ -382,6 +382,14 @@ async fn run<T>(cx: &Context, fut: BoxFuture<T>) -> Run<T> {
         },
         () = cx.wait_suspended() => Run::Suspended,
         () = cancel.cancelled() => Run::Cancelled,
+    };
+    // A handler that watches its own cancellation may finish with a value: a cancelled
+    // request still gets no response (the receiver of `notifications/cancelled` SHOULD
+    // not send one), on every transport.
+    if cancel.is_cancelled() {
+        Run::Cancelled
+    } else {
+        ran
     }
 }
 

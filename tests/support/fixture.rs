@@ -65,7 +65,14 @@ fn tools() -> ToolSet {
                 let n = args["n"].as_u64().unwrap_or(0);
                 let delay = args["delay_ms"].as_u64().unwrap_or(0);
                 for i in 1..=n {
-                    tokio::time::sleep(Duration::from_millis(delay)).await;
+                    // Watches its own cancellation and still returns a value, as a handler
+                    // may: the framework must not send that value.
+                    tokio::select! {
+                        () = tokio::time::sleep(Duration::from_millis(delay)) => {}
+                        () = cx.cancelled() => {
+                            return Ok(CallToolResult { content: vec![Content::text(format!("cancelled at {i}"))], ..Default::default() });
+                        }
+                    }
                     cx.progress(i as f64, Some(n as f64), None).await;
                 }
                 Ok(CallToolResult { content: vec![Content::text(format!("counted {n}"))], ..Default::default() })

@@ -14,7 +14,8 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::context::{ContextError, Sink};
-use crate::protocol::jsonrpc::{Response, write_notification, write_request};
+use crate::protocol::jsonrpc::{Request, Response, write_notification, write_request};
+use crate::protocol::meta::read_request_meta;
 use crate::protocol::{
     ClientCapabilities, ErrorObject, Implementation, LoggingLevel, ProtocolVersion, RequestId,
 };
@@ -70,6 +71,17 @@ struct InitializeView {
 }
 
 impl LegacySession {
+    /// Whether `request` is a legacy handshake that opens a session: an `initialize`
+    /// without 2026-07-28 request metadata. An `initialize` whose `_meta` names a protocol
+    /// version is a modern request like any other, and 2026-07-28 has no such method: it
+    /// is dispatched and answered `-32601` (HTTP 404), as `basic/versioning.mdx` has a
+    /// request carrying per-request `_meta` served statelessly by this revision.
+    pub(crate) fn is_handshake(request: &Request) -> bool {
+        request.method == "initialize"
+            && read_request_meta(request.params.as_deref())
+                .map_or(true, |(meta, _)| meta.protocol_version.is_none())
+    }
+
     /// Answers `initialize`: negotiates the version (the client's if this server speaks it,
     /// else the newest legacy revision) and creates the session.
     pub(crate) fn initialize(

@@ -699,7 +699,9 @@ async fn post(ep: Arc<Endpoint>, parts: Parts, body: Body) -> Response {
             }
             accepted()
         }
-        Incoming::Request(request) if request.method == "initialize" => initialize(&ep, &request),
+        Incoming::Request(request) if LegacySession::is_handshake(&request) => {
+            initialize(&ep, &request)
+        }
         Incoming::Request(request) => serve_request(ep, parts, request, session, sse_ok).await,
     }
 }

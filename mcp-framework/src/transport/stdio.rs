@@ -323,7 +323,7 @@ async fn on_message(conn: &Arc<Connection>, bytes: &[u8]) {
                 session.deliver(r);
             }
         }
-        Ok(Incoming::Request(request)) if request.method == "initialize" => {
+        Ok(Incoming::Request(request)) if LegacySession::is_handshake(&request) => {
             let session_or_error =
                 LegacySession::initialize(&conn.server, request.params.as_deref(), None);
             let reply = match session_or_error {
@@ -407,9 +407,6 @@ async fn serve_request(conn: &Arc<Connection>, request: Request, cancel: Cancell
         close_stream: None,
     };
     let reply = dispatch(&conn.server, request, origin).await;
-    if cancel.is_cancelled() {
-        return;
-    }
     let out = match reply {
         Reply::Result(bytes) => result_line(&id, &bytes),
         Reply::Error(e, _) => error_line(Some(&id), &e),
