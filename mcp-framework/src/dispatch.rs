@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 use crate::cache::{ListKind, decode_cursor};
 use crate::completion::{CompletionRequest, cap};
 use crate::context::{Asker, Context, ContextInner, HttpParts, LogGate, Sink};
-use crate::mrtr::{Binding, Opened, Round, digest};
+use crate::mrtr::{Binding, Round, digest};
 use crate::outcome::{coerce_strings, error_result};
 use crate::protocol::jsonrpc::Request;
 use crate::protocol::meta::{RequestMeta, read_request_meta};
@@ -425,8 +425,8 @@ fn prepare(
                 .map(|p| p.0.clone()),
         };
         let opened = match state {
-            Some(token) => server.sealer.open(&token, &binding)?,
-            None => Opened::default(),
+            Some(token) => Some(server.sealer.open(&token, &binding)?),
+            None => None,
         };
         let round = Round::new(opened, responses.unwrap_or_default());
         (Asker::Mrtr(Mutex::new(round)), Some(binding))

@@ -30,7 +30,7 @@ mod transport;
 
 pub use cache::{CachePolicy, Cacheable};
 pub use completion::{Completer, CompletionRequest, IntoCompletion, completer};
-pub use context::{Context, ContextError, Elicitation, FromContext, Principal, State};
+pub use context::{Ask, Context, ContextError, Elicitation, FromContext, Principal, State};
 pub use error::{Error, ToolError};
 pub use events::{ChangeEvent, EventBus, LocalBus};
 pub use mcp_macros::{prompt, resource, tool};

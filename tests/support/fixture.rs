@@ -114,6 +114,24 @@ fn tools() -> ToolSet {
             },
         )
         .with_fn(
+            // Two named questions awaited together: one InputRequiredResult asks both.
+            ToolDefinition::new("trip", obj(json!({"type":"object"}))),
+            |_, cx: Context| async move {
+                let form = obj(json!({"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}));
+                let (who, roots) = tokio::join!(
+                    cx.elicit_with_schema("Who travels?", form).key("who"),
+                    cx.roots().key("where"),
+                );
+                let who = match who.map_err(|e| ErrorObject::internal(e.to_string()))? {
+                    Elicitation::Accept(c) => c["name"].as_str().unwrap_or_default().to_owned(),
+                    _ => "nobody".to_owned(),
+                };
+                let roots = roots.map_err(|e| ErrorObject::internal(e.to_string()))?;
+                let text = format!("{who} goes to {}", roots.first().map_or("nowhere", |r| r.uri.as_str()));
+                Ok(CallToolResult { content: vec![Content::text(text)], ..Default::default() })
+            },
+        )
+        .with_fn(
             ToolDefinition::new(
                 "regional_echo",
                 obj(json!({"type":"object","properties":{
