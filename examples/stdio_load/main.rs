@@ -1,21 +1,28 @@
-//! `stdio_load`: loads a stdio MCP server with newline-delimited JSON-RPC requests.
+//! `stdio_load`: loads a stdio MCP server with newline-delimited JSON-RPC requests; the
+//! load driver of `scripts/bench` (stdio), run through `scripts/bench-harness/matrix.py`.
 //!
-//!   stdio_load [--window W=64] [--requests N=10M] [--seconds S=10] [--warmup K=1000]
-//!                [--method tools/call|tools/list] [--init [VERSION]] -- SERVER_CMD [ARGS...]
+//! ```text
+//! stdio_load [--window W=64] [--requests N=10M] [--seconds S=10] [--warmup K=1000]
+//!            [--method tools/call|tools/list] [--init [VERSION]] -- SERVER_CMD [ARGS...]
+//! ```
 //!
-//! The load driver of `scripts/bench` (stdio), which runs it through
-//! `scripts/bench-harness/matrix.py`. Spawns SERVER_CMD, keeps up to W requests in flight (ids 1..), matches responses by id and
-//! prints one line:
-//!   msgs_per_s=.. p50_us=.. p99_us=.. max_us=.. n=.. errors=.. window=.. secs=..
-//!   server_cpu_pct=.. peak_rss_kb=.. rss_kb=..
+//! Spawns SERVER_CMD, keeps up to W requests in flight (ids 1, 2, …), matches responses by
+//! id and prints one line:
+//!
+//! ```text
+//! msgs_per_s=.. p50_us=.. p99_us=.. max_us=.. n=.. errors=.. window=.. secs=..
+//! server_cpu_pct=.. peak_rss_kb=.. rss_kb=..
+//! ```
+//!
 //! W=1 runs a single-threaded lock-step loop (write, flush, read the answer): pure round-trip
-//! latency. W>1 uses a writer thread (batches every free slot into one flush) and a reader thread.
-//! The run stops after N timed requests or S seconds, whichever comes first; the server is then
-//! sent EOF on stdin and killed if it has not exited 3 s later. RSS is the server process tree's
-//! (VmHWM / VmRSS summed over the child and its descendants), read just before EOF;
-//! server_cpu_pct is that tree's CPU time over the timed phase (100 = one core busy).
-//! A watchdog kills the server if the whole run exceeds 2*S + 15 s (a server that stops
-//! reading or answering), so every run ends by itself.
+//! latency. W>1 uses a writer thread (batches every free slot into one flush) and a reader
+//! thread. The run stops after N timed requests or S seconds, whichever comes first; the
+//! server is then sent EOF on stdin and killed if it has not exited 3 s later. RSS is the
+//! server process tree's (VmHWM / VmRSS summed over the child and its descendants), read
+//! just before EOF; server_cpu_pct is that tree's CPU time over the timed phase (100 = one
+//! core busy). A watchdog kills the server if the whole run exceeds 2·S + 15 s (a server
+//! that stops reading or answering), so every run ends by itself.
+
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 use std::io::{BufRead, BufReader, BufWriter, Write};
