@@ -292,6 +292,23 @@ async fn listen_on_stdio_is_tagged_and_cancellable() {
 }
 
 #[tokio::test]
+async fn a_tool_that_prints_to_stdout_cannot_corrupt_the_stream() {
+    let mut p = Proc::spawn();
+    p.request(
+        1,
+        "tools/call",
+        json!({"name":"print_to_stdout","arguments":{"text":"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}} and more"}}),
+    )
+    .await;
+    // `next` fails on any line that is not one JSON-RPC message.
+    let (reply, before) = p.until(1).await;
+    assert!(before.is_empty(), "{before:?}");
+    assert_eq!(reply["result"]["content"][0]["text"], "printed");
+    p.request(2, "tools/list", json!({})).await;
+    assert!(p.until(2).await.0["result"]["tools"].is_array());
+}
+
+#[tokio::test]
 async fn oversized_lines_are_refused() {
     let mut p = Proc::spawn();
     let big = format!(

@@ -355,6 +355,18 @@ fn toggle_extra(server: &ServerHandle) -> Result<&'static str, ToolError> {
     }
 }
 
+/// Prints to the process's stdout, as careless code does: on stdio the framework sends such
+/// prints to stderr, so the protocol stream stays clean.
+#[tool]
+fn print_to_stdout(
+    /// What to print.
+    text: String,
+) -> &'static str {
+    println!("{text}");
+    print!("no newline either ");
+    "printed"
+}
+
 /// Announces an update of `test://watched-resource`.
 #[tool]
 fn touch_watched_resource(#[ctx] server: ServerHandle) -> &'static str {
