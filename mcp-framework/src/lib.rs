@@ -1,4 +1,5 @@
 #![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 // Library code takes what it consumes. (Not a workspace lint: handlers written for the
 // framework take context parameters and completion requests by value, like extractors.)
