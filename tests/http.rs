@@ -783,6 +783,119 @@ async fn legacy_streams_prime_close_and_resume() {
     );
 }
 
+/// Opens a legacy session and returns its id.
+async fn legacy_session(r: &Running, version: &str) -> String {
+    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+        "protocolVersion":version,"capabilities":{},"clientInfo":{"name":"legacy","version":"1"}}});
+    let resp = r
+        .http
+        .post(&r.url)
+        .body(init.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    resp.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[tokio::test]
+async fn a_cancelled_legacy_request_gets_no_response() {
+    // The 2025-11-25 cancellation rules: the receiver of `notifications/cancelled` SHOULD
+    // not send a response for the cancelled request, even when its handler (which watches
+    // its cancellation) still returns a value. Legacy stdio behaves the same.
+    let r = start(server()).await;
+    let session = legacy_session(&r, "2025-11-25").await;
+    let call = json!({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{
+        "name":"count","arguments":{"n":40,"delay_ms":25},"_meta":{"progressToken":"p"}}});
+    let resp = r
+        .http
+        .post(&r.url)
+        .header("mcp-session-id", &session)
+        .header("accept", "application/json, text/event-stream")
+        .body(call.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.headers()["content-type"], "text/event-stream");
+    let mut stream = resp.bytes_stream();
+    let mut text = String::new();
+    while !text.contains("notifications/progress") {
+        let chunk = tokio::time::timeout(Duration::from_secs(5), stream.next())
+            .await
+            .expect("progress within 5 s")
+            .expect("the stream stays open")
+            .unwrap();
+        text.push_str(std::str::from_utf8(&chunk).unwrap());
+    }
+    let cancel = json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"enough"}});
+    let resp = r
+        .http
+        .post(&r.url)
+        .header("mcp-session-id", &session)
+        .body(cancel.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 202);
+    // The stream ends without the request's result.
+    let rest = tokio::time::timeout(Duration::from_secs(5), async {
+        while let Some(Ok(chunk)) = stream.next().await {
+            text.push_str(std::str::from_utf8(&chunk).unwrap());
+        }
+    })
+    .await;
+    assert!(rest.is_ok(), "the stream ends after cancellation: {text:?}");
+    assert!(
+        !text.contains("cancelled at"),
+        "a result was sent: {text:?}"
+    );
+    assert!(!text.contains("\"result\""), "a result was sent: {text:?}");
+    assert!(
+        !text.contains("counted 40"),
+        "the handler was not stopped: {text:?}"
+    );
+}
+
+#[tokio::test]
+async fn initialize_with_modern_metadata_is_an_unknown_method() {
+    // `initialize` opens a legacy session only as a legacy handshake. One that carries
+    // 2026-07-28 request `_meta` is a modern request (basic/versioning.mdx: "a request
+    // carrying modern per-request `_meta` is served statelessly according to this
+    // revision"), and 2026-07-28 has no `initialize`: -32601 with HTTP 404, as for the
+    // other methods the revision removed, and no session is created.
+    let r = start(server()).await;
+    let resp = post(&r, &request(3, "initialize", json!({})))
+        .send()
+        .await
+        .unwrap();
+    assert!(resp.headers().get("mcp-session-id").is_none());
+    let (status, body) = json_of(resp).await;
+    assert_eq!(status, 404, "{body}");
+    assert_eq!(body["id"], 3);
+    assert_eq!(body["error"]["code"], -32601);
+    // With legacy params besides: still modern, still unknown.
+    let mut params = json!({"protocolVersion":"2025-11-25","capabilities":{},
+        "clientInfo":{"name":"x","version":"1"}});
+    params["_meta"] = meta();
+    let (status, body) = json_of(
+        post(&r, &request(4, "initialize", params))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(
+        (status.as_u16(), body["error"]["code"].as_i64()),
+        (404, Some(-32601))
+    );
+    // The legacy handshake itself still opens a session.
+    let session = legacy_session(&r, "2025-06-18").await;
+    assert!(!session.is_empty());
+}
+
 async fn start_router(router: axum::Router) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();

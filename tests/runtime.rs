@@ -78,7 +78,7 @@ async fn lists_are_sorted_cacheable_and_paginated() {
     );
     assert_eq!(code, -32602);
     let all = client.list_tools().await.unwrap();
-    assert_eq!(all.len(), 10);
+    assert_eq!(all.len(), 11);
     let prompts = client.request("prompts/list", json!({})).await.unwrap();
     assert_modern("ListPromptsResult", &prompts);
     assert_eq!(
@@ -383,6 +383,53 @@ async fn mrtr_asks_two_questions_in_sequence_without_server_memory() {
         e.rpc().unwrap().message.contains("different request"),
         "{e}"
     );
+}
+
+#[tokio::test]
+async fn named_questions_asked_together_and_answered_ahead() {
+    let client = Client::connect(&server()).await.unwrap();
+    let mut params = json!({"name":"trip","arguments":{}});
+    params["_meta"] = meta_with(json!({"elicitation":{},"roots":{}}));
+    // Both questions in one round, under the handler's keys.
+    let first = client.send_raw("tools/call", params.clone()).await.unwrap();
+    assert_modern("InputRequiredResult", &first);
+    let requests = first["inputRequests"].as_object().unwrap();
+    let mut keys: Vec<&str> = requests.keys().map(String::as_str).collect();
+    keys.sort_unstable();
+    assert_eq!(keys, ["where", "who"]);
+    assert_eq!(requests["who"]["method"], "elicitation/create");
+    assert_eq!(requests["where"]["method"], "roots/list");
+    let who = json!({"action":"accept","content":{"name":"Ada"}});
+    let roots = json!({"roots":[{"uri":"file:///home/ada","name":"home"}]});
+
+    // One answer with the state: the other question is asked again, alone.
+    let mut half = params.clone();
+    half["requestState"] = first["requestState"].clone();
+    half["inputResponses"] = json!({"who": who.clone(), "unrelated": 1});
+    let second = client.send_raw("tools/call", half).await.unwrap();
+    let requests = second["inputRequests"].as_object().unwrap();
+    assert_eq!(requests.keys().collect::<Vec<_>>(), ["where"]);
+    let mut rest = params.clone();
+    rest["requestState"] = second["requestState"].clone();
+    rest["inputResponses"] = json!({"where": roots.clone()});
+    let done = client.send_raw("tools/call", rest).await.unwrap();
+    assert_eq!(done["content"][0]["text"], "Ada goes to file:///home/ada");
+
+    // A client that knows the keys may answer a first round ahead, without any state.
+    let mut ahead = params.clone();
+    ahead["inputResponses"] = json!({"who": who, "where": roots.clone()});
+    let done = client.send_raw("tools/call", ahead).await.unwrap();
+    assert_modern("CallToolResult", &done);
+    assert_eq!(done["content"][0]["text"], "Ada goes to file:///home/ada");
+
+    // An answer that is not the question's result type is a protocol error naming its key,
+    // not a value handed to the handler.
+    let mut bad = params;
+    bad["inputResponses"] = json!({"who": 12345, "where": roots});
+    let e = client.send_raw("tools/call", bad).await.unwrap_err();
+    let e = e.rpc().unwrap();
+    assert_eq!(e.code, -32602);
+    assert!(e.message.contains("\"who\""), "{}", e.message);
 }
 
 #[tokio::test]

@@ -219,6 +219,11 @@ async fn a_legacy_session_and_modern_requests_share_the_process() {
     p.request(3, "tools/list", json!({})).await;
     let (list, _) = p.until(3).await;
     assert_eq!(list["result"]["resultType"], "complete");
+    // An `initialize` carrying modern `_meta` is a modern request for a method 2026-07-28
+    // does not have (see tests/http.rs): -32601, and the session is left alone.
+    p.request(30, "initialize", json!({})).await;
+    let (unknown, _) = p.until(30).await;
+    assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
     // And the legacy session still gets legacy shapes.
     p.send(json!({"jsonrpc":"2.0","id":4,"method":"tools/list"}))
         .await;
@@ -284,6 +289,23 @@ async fn listen_on_stdio_is_tagged_and_cancellable() {
         before.is_empty(),
         "a cancelled subscription gets nothing: {before:?}"
     );
+}
+
+#[tokio::test]
+async fn a_tool_that_prints_to_stdout_cannot_corrupt_the_stream() {
+    let mut p = Proc::spawn();
+    p.request(
+        1,
+        "tools/call",
+        json!({"name":"print_to_stdout","arguments":{"text":"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}} and more"}}),
+    )
+    .await;
+    // `next` fails on any line that is not one JSON-RPC message.
+    let (reply, before) = p.until(1).await;
+    assert!(before.is_empty(), "{before:?}");
+    assert_eq!(reply["result"]["content"][0]["text"], "printed");
+    p.request(2, "tools/list", json!({})).await;
+    assert!(p.until(2).await.0["result"]["tools"].is_array());
 }
 
 #[tokio::test]

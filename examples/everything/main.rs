@@ -8,10 +8,10 @@
 
 use std::time::Duration;
 
-use mcp_framework::protocol::{CreateMessageRequestParams, JsonObject, SamplingMessage};
+use mcp_framework::protocol::{CreateMessageRequestParams, JsonObject, Root, SamplingMessage};
 use mcp_framework::{
     CallToolResult, CompletionRequest, Content, Context, Elicitation, PromptMessage, Role, Server,
-    ServerHandle, ToolDefinition, ToolError, ToolSet, prompt, resource, tool, tools,
+    ServerHandle, ToolDefinition, ToolError, ToolSet, prompt, prompts, resource, tool, tools,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -113,8 +113,7 @@ async fn test_sampling(
     prompt: String,
     ctx: Context,
 ) -> Result<String, ToolError> {
-    let params = CreateMessageRequestParams::new(vec![SamplingMessage::user(prompt)], 100);
-    let answer = ctx.sample(params).await?;
+    let answer = ctx.sample(question(&prompt, 100)).await?;
     Ok(format!(
         "LLM response: {}",
         answer.content.as_text().unwrap_or_default()
@@ -342,6 +341,10 @@ fn extra_tool() -> &'static str {
 /// Adds `extra_tool` if it is absent, removes it otherwise.
 #[tool]
 fn toggle_extra_tool(#[ctx] server: ServerHandle) -> Result<&'static str, ToolError> {
+    toggle_extra(&server)
+}
+
+fn toggle_extra(server: &ServerHandle) -> Result<&'static str, ToolError> {
     if server.remove_tool("extra_tool") {
         Ok("extra_tool removed")
     } else {
@@ -350,6 +353,18 @@ fn toggle_extra_tool(#[ctx] server: ServerHandle) -> Result<&'static str, ToolEr
             .map_err(|e| ToolError::new(e.to_string()))?;
         Ok("extra_tool added")
     }
+}
+
+/// Prints to the process's stdout, as careless code does: on stdio the framework sends such
+/// prints to stderr, so the protocol stream stays clean.
+#[tool]
+fn print_to_stdout(
+    /// What to print.
+    text: String,
+) -> &'static str {
+    println!("{text}");
+    print!("no newline either ");
+    "printed"
 }
 
 /// Announces an update of `test://watched-resource`.
@@ -400,26 +415,245 @@ struct Name {
 /// Greets the user by the name it asks them for.
 #[tool]
 async fn ask_name(ctx: Context) -> Result<String, ToolError> {
-    match ctx.elicit::<Name>("What is your name?").await? {
-        Elicitation::Accept(Name { name }) => Ok(format!("Hello, {name}!")),
-        Elicitation::Decline | Elicitation::Cancel => Ok("Hello, stranger!".to_owned()),
+    greet(ctx.elicit::<Name>("What is your name?").await?)
+}
+
+// --- Part 3: 2026-07-28 fixtures of the conformance suite (0.2.0) -----------------------------
+//
+// Ordinary tools and prompts: the suite calls them by name and checks what they answer.
+
+/// Asks the client's LLM a question: without the client's `sampling` capability the
+/// request fails with `-32021` naming it.
+#[tool]
+async fn test_missing_capability(ctx: Context) -> Result<String, ToolError> {
+    let answer = ctx.sample(question("Say hello.", 20)).await?;
+    Ok(format!(
+        "LLM response: {}",
+        answer.content.as_text().unwrap_or_default()
+    ))
+}
+
+/// Asks the user for their name; the question travels in the result, never as a request
+/// of its own on the response stream.
+#[tool]
+async fn test_streaming_elicitation(ctx: Context) -> Result<String, ToolError> {
+    greet(ctx.elicit::<Name>("What is your name?").await?)
+}
+
+fn greet(outcome: Elicitation<Name>) -> Result<String, ToolError> {
+    Ok(match outcome {
+        Elicitation::Accept(Name { name }) => format!("Hello, {name}!"),
+        Elicitation::Decline | Elicitation::Cancel => "Hello, stranger!".to_owned(),
+    })
+}
+
+/// Logs at info while it works (only a request that asks for a log level sees them).
+#[tool]
+async fn test_logging_tool(ctx: Context) -> &'static str {
+    ctx.info("test_logging_tool started").await;
+    ctx.info("test_logging_tool finished").await;
+    "logged"
+}
+
+/// Changes the tool list (adds or removes `extra_tool`, as `toggle_extra_tool`).
+#[tool]
+fn test_trigger_tool_change(#[ctx] server: ServerHandle) -> Result<&'static str, ToolError> {
+    toggle_extra(&server)
+}
+
+/// Only listed after `test_trigger_prompt_change`.
+#[prompt(register = false)]
+fn extra_prompt() -> &'static str {
+    "An extra prompt."
+}
+
+/// Changes the prompt list (adds `extra_prompt` if it is absent, removes it otherwise).
+#[tool]
+fn test_trigger_prompt_change(#[ctx] server: ServerHandle) -> Result<&'static str, ToolError> {
+    if server.remove_prompt("extra_prompt") {
+        Ok("extra_prompt removed")
+    } else {
+        server
+            .add_prompts(prompts![extra_prompt])
+            .map_err(|e| ToolError::new(e.to_string()))?;
+        Ok("extra_prompt added")
     }
 }
 
+/// Greets the user by the name it asks for (input key `user_name`).
+#[tool]
+async fn test_input_required_result_elicitation(ctx: Context) -> Result<String, ToolError> {
+    greet(
+        ctx.elicit::<Name>("What is your name?")
+            .key("user_name")
+            .await?,
+    )
+}
+
+fn question(text: &str, max_tokens: u64) -> CreateMessageRequestParams {
+    CreateMessageRequestParams::new(vec![SamplingMessage::user(text)], max_tokens)
+}
+
+/// Asks the client's LLM for the capital of France (input key `capital_question`).
+#[tool]
+async fn test_input_required_result_sampling(ctx: Context) -> Result<String, ToolError> {
+    let answer = ctx
+        .sample(question("What is the capital of France?", 100))
+        .key("capital_question")
+        .await?;
+    Ok(format!(
+        "The LLM says: {}",
+        answer.content.as_text().unwrap_or_default()
+    ))
+}
+
+fn root_list(roots: &[Root]) -> String {
+    let uris: Vec<&str> = roots.iter().map(|r| r.uri.as_str()).collect();
+    format!("roots: {}", uris.join(", "))
+}
+
+/// Lists the client's roots (input key `client_roots`).
+#[tool]
+async fn test_input_required_result_list_roots(ctx: Context) -> Result<String, ToolError> {
+    Ok(root_list(&ctx.roots().key("client_roots").await?))
+}
+
+/// A yes-or-no answer.
+#[derive(Deserialize, JsonSchema)]
+struct Confirmation {
+    /// Whether to go ahead.
+    ok: bool,
+}
+
+/// Asks for a confirmation (input key `confirm`); the answer comes back with the sealed
+/// `requestState`, which the server checks before the handler runs again.
+#[tool]
+async fn test_input_required_result_request_state(ctx: Context) -> Result<String, ToolError> {
+    let outcome = ctx
+        .elicit::<Confirmation>("Please confirm")
+        .key("confirm")
+        .await?;
+    let ok = outcome.accepted().is_some_and(|c| c.ok);
+    Ok(format!("state-ok: confirmed={ok}"))
+}
+
+/// Asks three questions at once: a name, a greeting from the LLM and the roots.
+#[tool]
+async fn test_input_required_result_multiple_inputs(ctx: Context) -> Result<String, ToolError> {
+    let (name, greeting, roots) = tokio::join!(
+        ctx.elicit::<Name>("What is your name?").key("user_name"),
+        ctx.sample(question("Generate a greeting", 50))
+            .key("greeting"),
+        ctx.roots().key("client_roots"),
+    );
+    Ok(format!(
+        "{} {} ({})",
+        greet(name?)?,
+        greeting?.content.as_text().unwrap_or_default(),
+        root_list(&roots?)
+    ))
+}
+
+/// A favourite colour.
+#[derive(Deserialize, JsonSchema)]
+struct Color {
+    /// The colour.
+    color: String,
+}
+
+/// Asks two questions, one round each (`step1`, then `step2`).
+#[tool]
+async fn test_input_required_result_multi_round(ctx: Context) -> Result<String, ToolError> {
+    let name = ctx
+        .elicit::<Name>("Step 1: What is your name?")
+        .key("step1")
+        .await?
+        .accepted()
+        .map_or_else(|| "stranger".to_owned(), |n| n.name);
+    let color = ctx
+        .elicit::<Color>("Step 2: What is your favorite color?")
+        .key("step2")
+        .await?
+        .accepted()
+        .map_or_else(|| "no colour".to_owned(), |c| c.color);
+    Ok(format!("{name} likes {color}"))
+}
+
+/// Asks for a confirmation; a tampered `requestState` on the retry is refused (`-32602`).
+#[tool]
+async fn test_input_required_result_tampered_state(ctx: Context) -> Result<String, ToolError> {
+    let outcome = ctx.elicit::<Confirmation>("Please confirm").await?;
+    Ok(format!(
+        "confirmed={}",
+        outcome.accepted().is_some_and(|c| c.ok)
+    ))
+}
+
+/// Asks only what the client can answer: a form if it declared `elicitation`, a sampling
+/// request if `sampling`, its roots if `roots`.
+#[tool]
+async fn test_input_required_result_capabilities(ctx: Context) -> Result<String, ToolError> {
+    let caps = ctx.client_capabilities();
+    let mut answers = Vec::new();
+    if caps.supports_elicitation_form() {
+        answers.push(greet(ctx.elicit::<Name>("What is your name?").await?)?);
+    }
+    if caps.supports_sampling() {
+        let answer = ctx.sample(question("Say hello.", 20)).await?;
+        answers.push(answer.content.as_text().unwrap_or_default().to_owned());
+    }
+    if caps.supports_roots() {
+        answers.push(root_list(&ctx.roots().await?));
+    }
+    Ok(if answers.is_empty() {
+        "nothing to ask this client".to_owned()
+    } else {
+        answers.join("; ")
+    })
+}
+
+/// Some context for the prompt.
+#[derive(Deserialize, JsonSchema)]
+struct PromptContext {
+    /// What the prompt should be about.
+    context: String,
+}
+
+/// A prompt that asks the user what it should be about (input key `user_context`).
+#[prompt]
+async fn test_input_required_result_prompt(ctx: Context) -> Result<String, ToolError> {
+    let about = ctx
+        .elicit::<PromptContext>("What context should the prompt use?")
+        .key("user_context")
+        .await?
+        .accepted()
+        .map_or_else(|| "anything".to_owned(), |c| c.context);
+    Ok(format!("Write a short note about {about}."))
+}
+
 fn json_schema_2020_12_tool() -> ToolSet {
+    // Composition, conditionals and `$anchor` (SEP-2106) are listed as written.
     let schema = object(json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",
         "$defs": {
             "address": {
+                "$anchor": "addressDef",
                 "type": "object",
                 "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
             }
         },
         "properties": {
             "name": {"type": "string"},
-            "address": {"$ref": "#/$defs/address"}
+            "address": {"$ref": "#/$defs/address"},
+            "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+            "phone": {"type": "string"},
+            "email": {"type": "string"}
         },
+        "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+        "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+        "then": {"required": ["phone"]},
+        "else": {"required": ["email"]},
         "additionalProperties": false
     }));
     ToolSet::new().with_fn(

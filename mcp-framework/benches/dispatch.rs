@@ -1,11 +1,15 @@
-//! In-process dispatch cost: a whole `tools/call add` (parse, validate, call, encode) and a
-//! `tools/list` of 102 tools served from cached bytes, through `Server::handle_message`.
+//! In-process dispatch cost: a whole `tools/call add` (parse, validate, call, encode), a
+//! `tools/list` of 102 tools served from cached bytes, and `resources/read` of a 1 MiB URI
+//! against a resource template (matching is linear in the URI), through
+//! `Server::handle_message`.
 //!
 //! `cargo bench -p mcp-framework --bench dispatch`
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use mcp_framework::protocol::TextResourceContents;
 use mcp_framework::{
-    CallToolResult, Content, PromptSet, ResourceSet, Server, ToolDefinition, ToolSet,
+    CallToolResult, Content, PromptSet, ResourceContents, ResourceDefinition, ResourceSet, Server,
+    ToolDefinition, ToolSet,
 };
 use serde_json::{Value, json};
 
@@ -53,13 +57,37 @@ fn server() -> Server {
         .version("0.1.0")
         .tools(tools)
         .prompts(PromptSet::new())
-        .resources(ResourceSet::new())
+        .resources(ResourceSet::new().with_fn(
+            ResourceDefinition::template(
+                "test://{a}/{b}/{c}/data",
+                "data",
+                object(json!({"type":"object","properties":{
+                    "a":{"type":"string"},"b":{"type":"string"},"c":{"type":"string"}}})),
+            ),
+            |req, _| async move {
+                Ok(vec![ResourceContents::Text(TextResourceContents {
+                    uri: req.uri().to_owned(),
+                    mime_type: None,
+                    text: "data".into(),
+                    meta: None,
+                })])
+            },
+        ))
         .build()
         .expect("builds")
 }
 
 const CALL: &[u8] = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1.0.0"}}}}"#;
 const LIST: &[u8] = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1.0.0"}}}}"#;
+
+/// `resources/read` of `test://<1 MiB>/<1 MiB>/<1 MiB>/<tail>`.
+fn read_huge(tail: &str) -> Vec<u8> {
+    let long = "z".repeat(1 << 20);
+    format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{{"uri":"test://{long}/{long}/{long}/{tail}","_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+    )
+    .into_bytes()
+}
 
 fn bench(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -77,6 +105,22 @@ fn bench(c: &mut Criterion) {
     c.bench_function("tools/list (102 tools, cached)", |b| {
         b.iter(|| rt.block_on(server.handle_message(std::hint::black_box(LIST))));
     });
+    let (hit, miss) = (read_huge("data"), read_huge("nope"));
+    let found = rt.block_on(server.handle_message(&hit)).expect("answer");
+    assert!(
+        std::str::from_utf8(&found)
+            .unwrap()
+            .contains(r#""text":"data""#)
+    );
+    let mut group = c.benchmark_group("resources/read, 3 MiB URI");
+    group.sample_size(10);
+    group.bench_function("template matches", |b| {
+        b.iter(|| rt.block_on(server.handle_message(std::hint::black_box(&hit))));
+    });
+    group.bench_function("no template matches", |b| {
+        b.iter(|| rt.block_on(server.handle_message(std::hint::black_box(&miss))));
+    });
+    group.finish();
 }
 
 criterion_group!(benches, bench);

@@ -1,4 +1,5 @@
 #![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 // Library code takes what it consumes. (Not a workspace lint: handlers written for the
 // framework take context parameters and completion requests by value, like extractors.)
@@ -42,7 +43,7 @@ pub mod protocol;
 
 pub use cache::{CachePolicy, Cacheable};
 pub use completion::{Completer, CompletionRequest, IntoCompletion, completer};
-pub use context::ask::Elicitation;
+pub use context::ask::{Ask, Elicitation};
 pub use context::{Context, FromContext, State};
 pub use error::{ContextError, Error, ToolError};
 pub use events::{ChangeEvent, EventBus, LocalBus};

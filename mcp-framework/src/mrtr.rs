@@ -9,7 +9,7 @@
 //! question has no answer yet the handler is stopped and the client receives an
 //! `InputRequiredResult` carrying every unanswered question and a new sealed state.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
@@ -309,14 +309,28 @@ impl Question {
 #[derive(Debug, Default)]
 pub(crate) struct Round {
     answers: BTreeMap<String, Answer>,
+    /// Answers sent without any `requestState` (a client answering a first round ahead of
+    /// time): each is taken by the question asked under its key in this run.
+    unsolicited: serde_json::Map<String, Value>,
     asked: usize,
+    keys: BTreeSet<String>,
     pub(crate) unanswered: BTreeMap<String, (String, Question)>,
 }
 
 impl Round {
-    /// Starts a round from an opened state and the retry's `inputResponses` (answers to
-    /// questions the state says were asked; anything else is ignored).
-    pub(crate) fn new(opened: Opened, mut responses: serde_json::Map<String, Value>) -> Self {
+    /// Starts a round from the retry's `requestState` (opened) and `inputResponses`. With a
+    /// state, only answers to the questions it says were asked count; without one, answers
+    /// wait for a question under their key. Anything else is ignored.
+    pub(crate) fn new(
+        opened: Option<Opened>,
+        mut responses: serde_json::Map<String, Value>,
+    ) -> Self {
+        let Some(opened) = opened else {
+            return Self {
+                unsolicited: responses,
+                ..Self::default()
+            };
+        };
         let mut answers = opened.answers;
         for (key, question) in opened.pending {
             if let Some(value) = responses.remove(&key) {
@@ -329,18 +343,37 @@ impl Round {
         }
     }
 
-    /// The answer to the next question, or `None` (the question is then recorded).
-    pub(crate) fn ask(&mut self, question: Question) -> Option<Value> {
+    /// Asks the next question, under `key` or its position (`elicitation-1`, …): its key
+    /// and the answer, or no answer (the question is then recorded). Two questions under
+    /// one key are an error of the handler.
+    pub(crate) fn ask(
+        &mut self,
+        question: Question,
+        key: Option<String>,
+    ) -> Result<(String, Option<Value>), ErrorObject> {
         self.asked += 1;
-        let key = format!("{}-{}", question.kind(), self.asked);
-        let d = question.digest();
-        match self.answers.get(&key) {
-            Some(a) if a.question == d => Some(a.value.clone()),
-            _ => {
-                self.unanswered.insert(key, (d, question));
-                None
-            }
+        let key = key.unwrap_or_else(|| format!("{}-{}", question.kind(), self.asked));
+        if !self.keys.insert(key.clone()) {
+            return Err(ErrorObject::internal(format!(
+                "two questions of this request use the input key {key:?}"
+            )));
         }
+        let d = question.digest();
+        if let Some(a) = self.answers.get(&key).filter(|a| a.question == d) {
+            return Ok((key, Some(a.value.clone())));
+        }
+        if let Some(value) = self.unsolicited.remove(&key) {
+            self.answers.insert(
+                key.clone(),
+                Answer {
+                    question: d,
+                    value: value.clone(),
+                },
+            );
+            return Ok((key, Some(value)));
+        }
+        self.unanswered.insert(key.clone(), (d, question));
+        Ok((key, None))
     }
 
     pub(crate) fn answers(&self) -> &BTreeMap<String, Answer> {
@@ -445,7 +478,10 @@ mod tests {
         let q2 =
             Question::new(crate::protocol::CreateMessageRequestParams::new(Vec::new(), 1).into());
         let mut first = Round::default();
-        assert!(first.ask(q1.clone()).is_none());
+        assert_eq!(
+            first.ask(q1.clone(), None).unwrap(),
+            ("elicitation-1".into(), None)
+        );
         let (d1, _) = first.unanswered["elicitation-1"].clone();
         let mut pending = BTreeMap::new();
         pending.insert("elicitation-1".to_owned(), d1);
@@ -455,16 +491,39 @@ mod tests {
             json!({"action": "accept", "content": {"name": "Ada"}}),
         );
         responses.insert("bogus".into(), json!(1));
-        let mut second = Round::new(
-            Opened {
-                answers: BTreeMap::new(),
-                pending,
-            },
-            responses,
-        );
-        assert_eq!(second.ask(q1).unwrap()["content"]["name"], "Ada");
-        assert!(second.ask(q2).is_none());
+        let opened = Opened {
+            answers: BTreeMap::new(),
+            pending,
+        };
+        let mut second = Round::new(Some(opened), responses);
+        let (_, answer) = second.ask(q1, None).unwrap();
+        assert_eq!(answer.unwrap()["content"]["name"], "Ada");
+        assert_eq!(second.ask(q2, None).unwrap().1, None);
         assert!(second.unanswered.contains_key("sampling-2"));
         assert!(!second.answers().contains_key("bogus"));
+    }
+
+    #[test]
+    fn named_keys_and_answers_without_state() {
+        let q = Question::new(
+            crate::protocol::ElicitRequestParams::form("name?", serde_json::Map::new()).into(),
+        );
+        let mut responses = serde_json::Map::new();
+        responses.insert("user_name".into(), json!({"action": "decline"}));
+        responses.insert("other".into(), json!({"action": "accept"}));
+        // No requestState: an answer is taken by the question asked under its key.
+        let mut round = Round::new(None, responses.clone());
+        let (key, answer) = round.ask(q.clone(), Some("user_name".into())).unwrap();
+        assert_eq!(
+            (key.as_str(), answer),
+            ("user_name", Some(json!({"action": "decline"})))
+        );
+        assert!(round.answers().contains_key("user_name"));
+        assert!(!round.answers().contains_key("other"));
+        // One key, two questions: the handler's mistake, reported.
+        assert!(round.ask(q.clone(), Some("user_name".into())).is_err());
+        // With a state that asked nothing, unsolicited answers are ignored.
+        let mut strict = Round::new(Some(Opened::default()), responses);
+        assert_eq!(strict.ask(q, Some("user_name".into())).unwrap().1, None);
     }
 }

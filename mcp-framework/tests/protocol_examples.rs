@@ -3,7 +3,7 @@
 //! schema's `$defs/<Name>`. A few constructed values are validated the same way, including
 //! legacy renderings against the 2025-11-25 schema.
 //!
-//! The spec lives beside the worktrees: `$CARGO_MANIFEST_DIR/../../shared/spec`.
+//! The spec is vendored in `tests/spec/` (see its README for the source and licence).
 
 use std::collections::HashMap;
 use std::fs;
@@ -18,7 +18,7 @@ const MODERN: &str = "2026-07-28";
 const LEGACY: &str = "2025-11-25";
 
 fn spec_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/spec")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/spec")
 }
 
 fn read_json(path: &Path) -> Value {

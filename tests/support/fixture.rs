@@ -65,7 +65,14 @@ fn tools() -> ToolSet {
                 let n = args["n"].as_u64().unwrap_or(0);
                 let delay = args["delay_ms"].as_u64().unwrap_or(0);
                 for i in 1..=n {
-                    tokio::time::sleep(Duration::from_millis(delay)).await;
+                    // Watches its own cancellation and still returns a value, as a handler
+                    // may: the framework must not send that value.
+                    tokio::select! {
+                        () = tokio::time::sleep(Duration::from_millis(delay)) => {}
+                        () = cx.cancelled() => {
+                            return Ok(CallToolResult { content: vec![Content::text(format!("cancelled at {i}"))], ..Default::default() });
+                        }
+                    }
                     cx.progress(i as f64, Some(n as f64), None).await;
                 }
                 Ok(CallToolResult { content: vec![Content::text(format!("counted {n}"))], ..Default::default() })
@@ -104,6 +111,24 @@ fn tools() -> ToolSet {
                     content: vec![Content::text(format!("{greeting} {name}, you like {color}"))],
                     ..Default::default()
                 })
+            },
+        )
+        .with_fn(
+            // Two named questions awaited together: one InputRequiredResult asks both.
+            ToolDefinition::new("trip", obj(json!({"type":"object"}))),
+            |_, cx: Context| async move {
+                let form = obj(json!({"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}));
+                let (who, roots) = tokio::join!(
+                    cx.elicit_with_schema("Who travels?", form).key("who"),
+                    cx.roots().key("where"),
+                );
+                let who = match who.map_err(|e| ErrorObject::internal(e.to_string()))? {
+                    Elicitation::Accept(c) => c["name"].as_str().unwrap_or_default().to_owned(),
+                    _ => "nobody".to_owned(),
+                };
+                let roots = roots.map_err(|e| ErrorObject::internal(e.to_string()))?;
+                let text = format!("{who} goes to {}", roots.first().map_or("nowhere", |r| r.uri.as_str()));
+                Ok(CallToolResult { content: vec![Content::text(text)], ..Default::default() })
             },
         )
         .with_fn(

@@ -7,9 +7,9 @@ use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 
-/// `../shared/spec` (the specification the tests check against).
+/// The specification the tests check against, vendored in `mcp-framework/tests/spec/`.
 pub fn spec_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/spec")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../mcp-framework/tests/spec")
 }
 
 fn schema(revision: &str) -> &'static Value {

@@ -1,6 +1,9 @@
-//! Asking the client: elicitation (forms and URLs), sampling and roots, through one
-//! [`Asker`]: MRTR rounds on 2026-07-28 (an unanswered question suspends the handler, and
-//! the retry replays it), real server-to-client requests on legacy sessions.
+//! Asking the client: elicitation (forms and URLs), sampling and roots. Each question is an
+//! [`Ask`], asked when awaited through the request's `Asker`: MRTR rounds on 2026-07-28 (an
+//! unanswered question suspends the handler, and the retry replays it), real
+//! server-to-client requests on legacy sessions.
+
+use std::fmt;
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -71,84 +74,34 @@ impl Context {
         }
     }
 
-    async fn ask(
-        &self,
-        question: Question,
-        capability: Option<Value>,
-    ) -> Result<Value, ContextError> {
-        if let Some(required) = capability {
-            self.fail(ErrorObject::missing_capability(required)).await;
-        }
-        match &self.inner.asker {
-            Asker::Mrtr(round) => {
-                let answer = round.lock().expect("round lock").ask(question);
-                match answer {
-                    Some(v) => Ok(v),
-                    None => self.suspend().await,
-                }
-            }
-            Asker::Legacy(session) => {
-                session
-                    .request(
-                        question.request.method(),
-                        &question.params,
-                        self.inner.sink.as_ref(),
-                        &self.inner.cancel,
-                    )
-                    .await
-            }
-            Asker::None => {
-                self.fail(ErrorObject::internal(format!(
-                    "`{}` is not available for this request",
-                    question.request.method()
-                )))
-                .await
-            }
-        }
-    }
-
-    fn parse_answer<T: DeserializeOwned>(&self, what: &str, v: Value) -> Result<T, ContextError> {
-        serde_json::from_value(v).map_err(|e| ContextError::InvalidResponse(format!("{what}: {e}")))
-    }
-
-    /// Asks the user to fill in a form for `T` (a flat struct of strings, numbers, booleans
-    /// and enums, as elicitation allows). Requires the client's `elicitation` capability;
-    /// without it the request fails with `-32021`.
-    pub async fn elicit<T>(
-        &self,
-        message: impl Into<String>,
-    ) -> Result<Elicitation<T>, ContextError>
+    /// Form elicitation for `T` (a flat struct of strings, numbers, booleans and enums, as
+    /// elicitation allows): asks the user to fill in a form and returns what they did.
+    /// Requires the client's `elicitation` capability; without it the request fails with
+    /// `-32021`. Await it; [`Ask::key`] names the question.
+    pub fn elicit<T>(&self, message: impl Into<String>) -> Ask<'_, Elicitation<T>>
     where
-        T: DeserializeOwned + JsonSchema + 'static,
+        T: DeserializeOwned + JsonSchema + Send + 'static,
     {
-        let schema = match elicitation_schema::<T>() {
-            Ok(s) => s,
+        let form = match elicitation_schema::<T>() {
+            Ok(schema) => self.elicit_with_schema(message, (*schema).clone()),
             Err(reason) => {
-                self.fail(ErrorObject::internal(format!(
-                    "`{}` cannot be elicited: {reason}",
-                    std::any::type_name::<T>()
-                )))
-                .await
+                self.elicit_with_schema(message, JsonObject::new())
+                    .broken(ErrorObject::internal(format!(
+                        "`{}` cannot be elicited: {reason}",
+                        std::any::type_name::<T>()
+                    )))
             }
         };
-        match self.elicit_with_schema(message, (*schema).clone()).await? {
-            Elicitation::Accept(content) => {
-                let value = self.parse_answer("elicitation content", Value::Object(content))?;
-                Ok(Elicitation::Accept(value))
-            }
-            Elicitation::Decline => Ok(Elicitation::Decline),
-            Elicitation::Cancel => Ok(Elicitation::Cancel),
-        }
+        form.map(read_form::<T>)
     }
 
     /// Form elicitation with a hand-written `requestedSchema`.
-    pub async fn elicit_with_schema(
+    pub fn elicit_with_schema(
         &self,
         message: impl Into<String>,
         requested_schema: JsonObject,
-    ) -> Result<Elicitation<JsonObject>, ContextError> {
-        let caps = &self.inner.client_capabilities;
-        let missing = (!caps.supports_elicitation_form())
+    ) -> Ask<'_, Elicitation<JsonObject>> {
+        let missing = (!self.inner.client_capabilities.supports_elicitation_form())
             .then(|| serde_json::json!({"elicitation": {"form": {}}}));
         // 2025-06-18 knows no modes: its forms go without one.
         let request = ElicitRequestParams::Form(ElicitRequestFormParams {
@@ -158,37 +111,17 @@ impl Context {
             requested_schema,
             meta: None,
         });
-        let answer = self.ask(Question::new(request.into()), missing).await?;
-        self.elicit_outcome(answer)
-    }
-
-    fn elicit_outcome(&self, answer: Value) -> Result<Elicitation<JsonObject>, ContextError> {
-        #[derive(serde::Deserialize)]
-        struct Raw {
-            action: String,
-            #[serde(default)]
-            content: Option<JsonObject>,
-        }
-        let raw: Raw = self.parse_answer("elicitation result", answer)?;
-        match raw.action.as_str() {
-            "accept" => Ok(Elicitation::Accept(raw.content.unwrap_or_default())),
-            "decline" => Ok(Elicitation::Decline),
-            "cancel" => Ok(Elicitation::Cancel),
-            other => Err(ContextError::InvalidResponse(format!(
-                "unknown elicitation action {other:?}"
-            ))),
-        }
+        Ask::new(self, request.into(), missing, read_elicitation)
     }
 
     /// Asks the user to visit `url` (URL-mode elicitation; 2025-11-25 and later). The
     /// outcome tells whether they agreed, not what happened there.
-    pub async fn elicit_url(
+    pub fn elicit_url(
         &self,
         message: impl Into<String>,
         url: impl Into<String>,
-    ) -> Result<Elicitation<()>, ContextError> {
-        let caps = &self.inner.client_capabilities;
-        let missing = (!caps.supports_elicitation_url())
+    ) -> Ask<'_, Elicitation<()>> {
+        let missing = (!self.inner.client_capabilities.supports_elicitation_url())
             .then(|| serde_json::json!({"elicitation": {"url": {}}}));
         let request = ElicitRequestParams::Url(ElicitRequestUrlParams {
             mode: ElicitUrlMode::Url,
@@ -199,20 +132,12 @@ impl Context {
                 .then(|| self.inner.request_id.to_string()),
             meta: None,
         });
-        let answer = self.ask(Question::new(request.into()), missing).await?;
-        Ok(match self.elicit_outcome(answer)? {
-            Elicitation::Accept(_) => Elicitation::Accept(()),
-            Elicitation::Decline => Elicitation::Decline,
-            Elicitation::Cancel => Elicitation::Cancel,
-        })
+        Ask::new(self, request.into(), missing, read_url)
     }
 
     /// Asks the client's LLM for a completion (`sampling/createMessage`). Requires the
     /// client's `sampling` capability (and `sampling.tools` when `tools` are given).
-    pub async fn sample(
-        &self,
-        params: CreateMessageRequestParams,
-    ) -> Result<CreateMessageResult, ContextError> {
+    pub fn sample(&self, params: CreateMessageRequestParams) -> Ask<'_, CreateMessageResult> {
         let caps = &self.inner.client_capabilities;
         let missing = if !caps.supports_sampling() {
             Some(serde_json::json!({"sampling": {}}))
@@ -221,18 +146,195 @@ impl Context {
         } else {
             None
         };
-        let answer = self.ask(Question::new(params.into()), missing).await?;
-        self.parse_answer("sampling result", answer)
+        Ask::new(self, params.into(), missing, read_json)
     }
 
     /// The client's roots (`roots/list`). Requires the client's `roots` capability.
-    pub async fn roots(&self) -> Result<Vec<Root>, ContextError> {
+    pub fn roots(&self) -> Ask<'_, Vec<Root>> {
         let missing = (!self.inner.client_capabilities.supports_roots())
             .then(|| serde_json::json!({"roots": {}}));
-        let answer = self
-            .ask(Question::new(InputRequest::list_roots()), missing)
-            .await?;
-        let result: ListRootsResult = self.parse_answer("roots result", answer)?;
-        Ok(result.roots)
+        Ask::new(self, InputRequest::list_roots(), missing, read_roots)
     }
+}
+
+/// A question to the client (elicitation, sampling, roots), asked when awaited.
+///
+/// It is answered the same way in both eras: a 2026-07-28 request is stopped and answered
+/// with an `InputRequiredResult` carrying the question under an input key, then replayed
+/// when the client retries with the answer; in a legacy session the question is a real
+/// server-to-client request.
+///
+/// Input keys are positional by default (`elicitation-1`, `sampling-2`, … in the order the
+/// handler asks), which is enough when the client only echoes them. Name a question with
+/// [`key`](Self::key) when clients are told what to answer ahead of time. Questions awaited
+/// together (`tokio::join!`) go to the client in one `InputRequiredResult`.
+///
+/// In the 2026-07-28 era an answer that does not parse as the question's result (say, a
+/// number where an `ElicitResult` belongs) fails the request with `-32602`; in a legacy
+/// session it is [`ContextError::InvalidResponse`].
+#[must_use = "a question is asked when it is awaited"]
+pub struct Ask<'a, T> {
+    cx: &'a Context,
+    request: InputRequest,
+    key: Option<String>,
+    /// The capability the client must have declared (`requiredCapabilities` otherwise).
+    missing: Option<Value>,
+    /// Fails the request when awaited (a question that cannot be built).
+    broken: Option<ErrorObject>,
+    read: Reader<T>,
+}
+
+/// Reads the client's answer; the `Err` says what is wrong with it.
+type Reader<T> = Box<dyn FnOnce(Value) -> Result<T, String> + Send>;
+
+impl<T> fmt::Debug for Ask<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Ask")
+            .field("method", &self.request.method())
+            .field("key", &self.key)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a, T: Send + 'static> Ask<'a, T> {
+    fn new(
+        cx: &'a Context,
+        request: InputRequest,
+        missing: Option<Value>,
+        read: fn(Value) -> Result<T, String>,
+    ) -> Self {
+        Self {
+            cx,
+            request,
+            key: None,
+            missing,
+            broken: None,
+            read: Box::new(read),
+        }
+    }
+
+    /// Names the question: its key in the `InputRequiredResult`'s `inputRequests` and in
+    /// the client's `inputResponses` (2026-07-28; legacy requests have no keys). Keys must
+    /// be unique within a request.
+    pub fn key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
+
+    fn broken(mut self, error: ErrorObject) -> Self {
+        self.broken = Some(error);
+        self
+    }
+
+    fn map<U: Send + 'static>(self, f: fn(T) -> Result<U, String>) -> Ask<'a, U> {
+        let read = self.read;
+        Ask {
+            cx: self.cx,
+            request: self.request,
+            key: self.key,
+            missing: self.missing,
+            broken: self.broken,
+            read: Box::new(move |v| read(v).and_then(f)),
+        }
+    }
+}
+
+impl<'a, T: Send + 'static> std::future::IntoFuture for Ask<'a, T> {
+    type Output = Result<T, ContextError>;
+    type IntoFuture =
+        std::pin::Pin<Box<dyn std::future::Future<Output = Self::Output> + Send + 'a>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(async move {
+            let cx = self.cx;
+            if let Some(error) = self.broken {
+                cx.fail(error).await;
+            }
+            if let Some(required) = self.missing {
+                cx.fail(ErrorObject::missing_capability(required)).await;
+            }
+            let question = Question::new(self.request);
+            match &cx.inner.asker {
+                Asker::Mrtr(round) => {
+                    let asked = round.lock().expect("round lock").ask(question, self.key);
+                    match asked {
+                        Ok((_, None)) => cx.suspend().await,
+                        Ok((key, Some(answer))) => match (self.read)(answer) {
+                            Ok(v) => Ok(v),
+                            Err(reason) => {
+                                cx.fail(ErrorObject::invalid_params(format!(
+                                    "Invalid inputResponses[{key:?}]: {reason}"
+                                )))
+                                .await
+                            }
+                        },
+                        Err(e) => cx.fail(e).await,
+                    }
+                }
+                Asker::Legacy(session) => {
+                    let answer = session
+                        .request(
+                            question.request.method(),
+                            &question.params,
+                            cx.inner.sink.as_ref(),
+                            &cx.inner.cancel,
+                        )
+                        .await?;
+                    (self.read)(answer).map_err(ContextError::InvalidResponse)
+                }
+                Asker::None => {
+                    cx.fail(ErrorObject::internal(format!(
+                        "`{}` is not available for this request",
+                        question.request.method()
+                    )))
+                    .await
+                }
+            }
+        })
+    }
+}
+
+fn read_json<T: DeserializeOwned>(answer: Value) -> Result<T, String> {
+    serde_json::from_value(answer).map_err(|e| e.to_string())
+}
+
+fn read_elicitation(answer: Value) -> Result<Elicitation<JsonObject>, String> {
+    #[derive(serde::Deserialize)]
+    struct Raw {
+        action: String,
+        #[serde(default)]
+        content: Option<JsonObject>,
+    }
+    let raw: Raw = read_json(answer).map_err(|e| format!("elicitation result: {e}"))?;
+    match raw.action.as_str() {
+        "accept" => Ok(Elicitation::Accept(raw.content.unwrap_or_default())),
+        "decline" => Ok(Elicitation::Decline),
+        "cancel" => Ok(Elicitation::Cancel),
+        other => Err(format!("unknown elicitation action {other:?}")),
+    }
+}
+
+fn read_form<T: DeserializeOwned>(
+    outcome: Elicitation<JsonObject>,
+) -> Result<Elicitation<T>, String> {
+    Ok(match outcome {
+        Elicitation::Accept(content) => Elicitation::Accept(
+            read_json(Value::Object(content)).map_err(|e| format!("elicitation content: {e}"))?,
+        ),
+        Elicitation::Decline => Elicitation::Decline,
+        Elicitation::Cancel => Elicitation::Cancel,
+    })
+}
+
+fn read_url(answer: Value) -> Result<Elicitation<()>, String> {
+    Ok(match read_elicitation(answer)? {
+        Elicitation::Accept(_) => Elicitation::Accept(()),
+        Elicitation::Decline => Elicitation::Decline,
+        Elicitation::Cancel => Elicitation::Cancel,
+    })
+}
+
+fn read_roots(answer: Value) -> Result<Vec<Root>, String> {
+    let result: ListRootsResult = read_json(answer).map_err(|e| format!("roots result: {e}"))?;
+    Ok(result.roots)
 }

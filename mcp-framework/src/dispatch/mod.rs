@@ -103,7 +103,7 @@ pub(crate) async fn dispatch(
                 ))),
             }
         }
-        "initialize" => Reply::error(ErrorObject::invalid_request(
+        "initialize" if legacy => Reply::error(ErrorObject::invalid_request(
             "initialize is only valid as the first request of a legacy session",
         )),
         _ => Reply::Error(ErrorObject::method_not_found(method), Failure::NotFound),

@@ -16,7 +16,7 @@ use super::era::Era;
 use super::reply::Reply;
 use crate::context::{Asker, Context, ContextInner};
 use crate::future::BoxFuture;
-use crate::mrtr::{Binding, Opened, Round, digest};
+use crate::mrtr::{Binding, Round, digest};
 use crate::protocol::{ErrorObject, InputRequiredResult, RequestId, codes};
 use crate::render;
 use crate::runtime::state::ServerInner;
@@ -64,8 +64,8 @@ pub(super) fn prepare(
                 .map(|p| p.0.clone()),
         };
         let opened = match call.request_state {
-            Some(token) => server.sealer.open(&token, &binding)?,
-            None => Opened::default(),
+            Some(token) => Some(server.sealer.open(&token, &binding)?),
+            None => None,
         };
         let round = Round::new(opened, call.input_responses.unwrap_or_default());
         (Asker::Mrtr(Mutex::new(round)), Some(binding))
@@ -118,7 +118,7 @@ pub(super) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 async fn run<T>(cx: &Context, fut: BoxFuture<T>) -> Run<T> {
     let cancel = cx.inner.cancel.clone();
     let fut = crate::logging::scope(cx.clone(), AssertUnwindSafe(fut).catch_unwind());
-    tokio::select! {
+    let ran = tokio::select! {
         biased;
         out = fut => match out {
             Ok(v) => Run::Done(v),
@@ -126,6 +126,14 @@ async fn run<T>(cx: &Context, fut: BoxFuture<T>) -> Run<T> {
         },
         () = cx.wait_suspended() => Run::Suspended,
         () = cancel.cancelled() => Run::Cancelled,
+    };
+    // A handler that watches its own cancellation may finish with a value: a cancelled
+    // request still gets no response (the receiver of `notifications/cancelled` SHOULD
+    // not send one), on every transport.
+    if cancel.is_cancelled() {
+        Run::Cancelled
+    } else {
+        ran
     }
 }
 

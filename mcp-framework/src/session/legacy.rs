@@ -19,7 +19,8 @@ use crate::error::ContextError;
 use crate::events::{ChangeEvent, EventBus, uri_covers};
 use crate::inflight::InFlight;
 use crate::peer::Sink;
-use crate::protocol::jsonrpc::{Response, notification_message, request_message};
+use crate::protocol::jsonrpc::{Request, Response, notification_message, request_message};
+use crate::protocol::meta::read_request_meta;
 use crate::protocol::{
     ClientCapabilities, ErrorObject, Implementation, LoggingLevel, NotificationParams,
     ProtocolVersion, RequestId, ResourceUpdatedNotificationParams,
@@ -69,6 +70,17 @@ struct InitializeView {
 }
 
 impl LegacySession {
+    /// Whether `request` is a legacy handshake that opens a session: an `initialize`
+    /// without 2026-07-28 request metadata. An `initialize` whose `_meta` names a protocol
+    /// version is a modern request like any other, and 2026-07-28 has no such method: it
+    /// is dispatched and answered `-32601` (HTTP 404), as `basic/versioning.mdx` has a
+    /// request carrying per-request `_meta` served statelessly by this revision.
+    pub(crate) fn is_handshake(request: &Request) -> bool {
+        request.method == "initialize"
+            && read_request_meta(request.params.as_deref())
+                .map_or(true, |(meta, _)| meta.protocol_version.is_none())
+    }
+
     /// A session for an `initialize` request: negotiates the version (the client's if this
     /// server speaks it, else the newest legacy revision), starts with the session-wide
     /// stream `outbound` (HTTP attaches one later) and forwards the change events of `bus`

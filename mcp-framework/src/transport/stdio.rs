@@ -50,11 +50,17 @@ where
 /// Serves the process's own stdin and stdout. Both are blocking file descriptors, so each
 /// gets a dedicated thread (tokio's `stdin()`/`stdout()` would hop through the blocking
 /// pool for every read and write); the async side sees a channel of chunks.
+///
+/// While it serves, the protocol owns the process's standard output: the writer thread
+/// writes to a private duplicate of it, and file descriptor 1 itself is pointed at standard
+/// error, so a handler (or a library) that prints with `println!` cannot corrupt the
+/// message stream; what it prints shows up on stderr. Restored when serving ends.
 pub(crate) async fn serve_stdio(server: Arc<ServerInner>) -> Result<(), Error> {
     let (tx, rx) = mpsc::channel::<Bytes>(1024);
+    let stdout = ProtocolStdout::take()?;
     let writer = std::thread::Builder::new()
         .name("mcp-stdout".into())
-        .spawn(move || stdout_thread(rx))?;
+        .spawn(move || stdout_thread(rx, stdout))?;
     let (chunks_tx, chunks_rx) = mpsc::channel::<std::io::Result<Bytes>>(16);
     std::thread::Builder::new()
         .name("mcp-stdin".into())
@@ -89,9 +95,58 @@ fn stdin_thread(chunks: &mpsc::Sender<std::io::Result<Bytes>>) {
     }
 }
 
-fn stdout_thread(mut rx: mpsc::Receiver<Bytes>) {
+/// The real standard output, taken from the rest of the process (see [`serve_stdio`]).
+struct ProtocolStdout {
+    #[cfg(unix)]
+    real: std::fs::File,
+}
+
+impl ProtocolStdout {
+    #[cfg(unix)]
+    fn take() -> std::io::Result<Self> {
+        use std::io::Write as _;
+        // Whatever the process printed before goes out first, on the real stdout.
+        std::io::stdout().flush()?;
+        let real = rustix::io::dup(std::io::stdout())?;
+        rustix::stdio::dup2_stdout(std::io::stderr())?;
+        Ok(Self { real: real.into() })
+    }
+
+    /// Elsewhere stray prints are not redirected: the protocol writes to stdout as is.
+    #[cfg(not(unix))]
+    fn take() -> std::io::Result<Self> {
+        Ok(Self {})
+    }
+}
+
+impl std::io::Write for ProtocolStdout {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        #[cfg(unix)]
+        return self.real.write(buf);
+        #[cfg(not(unix))]
+        return std::io::stdout().write(buf);
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        #[cfg(unix)]
+        return self.real.flush();
+        #[cfg(not(unix))]
+        return std::io::stdout().flush();
+    }
+}
+
+#[cfg(unix)]
+impl Drop for ProtocolStdout {
+    fn drop(&mut self) {
+        // Anything printed while serving went to stderr; give fd 1 back.
+        let _ = std::io::Write::flush(&mut std::io::stdout());
+        let _ = rustix::stdio::dup2_stdout(&self.real);
+    }
+}
+
+fn stdout_thread(mut rx: mpsc::Receiver<Bytes>, stdout: ProtocolStdout) {
     use std::io::Write as _;
-    let mut out = std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock());
+    let mut out = std::io::BufWriter::with_capacity(64 * 1024, stdout);
     while let Some(first) = rx.blocking_recv() {
         let mut batch = |m: &[u8]| out.write_all(m).and_then(|()| out.write_all(b"\n"));
         if batch(&first).is_err() {
@@ -299,7 +354,7 @@ async fn on_message(conn: &Arc<Connection>, bytes: &[u8]) {
                 session.deliver(r);
             }
         }
-        Ok(Incoming::Request(request)) if request.method == "initialize" => {
+        Ok(Incoming::Request(request)) if LegacySession::is_handshake(&request) => {
             let opened = open_session(
                 &conn.server,
                 request.params.as_deref(),
@@ -342,9 +397,6 @@ async fn serve_request(conn: &Arc<Connection>, request: Request, cancel: Cancell
         close_stream: None,
     };
     let reply = dispatch(&conn.server, request, carrier).await;
-    if cancel.is_cancelled() {
-        return;
-    }
     let out = match reply {
         Reply::Listen(mut listen) => {
             if conn.tx.send(listen.acknowledgement()).await.is_err() {

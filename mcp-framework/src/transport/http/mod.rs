@@ -39,6 +39,7 @@ use crate::protocol::ProtocolVersion;
 use crate::protocol::jsonrpc::{Incoming, parse_message};
 use crate::protocol::meta::read_request_meta;
 use crate::runtime::state::ServerInner;
+use crate::session::legacy::LegacySession;
 
 /// The MCP endpoint at `path`. `bound` is the address it is served on, when known (a
 /// loopback address turns on the loopback-only `Host` check).
@@ -146,7 +147,7 @@ async fn post(ep: Arc<Endpoint>, parts: Parts, body: Body) -> Response {
             }
             accepted()
         }
-        Incoming::Request(request) if request.method == "initialize" => {
+        Incoming::Request(request) if LegacySession::is_handshake(&request) => {
             legacy::initialize(&ep, &request)
         }
         Incoming::Request(request) => {
