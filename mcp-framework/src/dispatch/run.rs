@@ -23,33 +23,33 @@ use crate::runtime::state::ServerInner;
 
 /// What a handler is called for: the method, the item's name (a resource's URI), its
 /// arguments, and the MRTR state and answers of a retry.
-pub(super) struct Invocation<'a> {
+pub(super) struct Invocation<'a, 'v> {
     pub(super) method: &'static str,
     /// `tool`, `prompt` or `resource` (for messages).
     pub(super) kind: &'static str,
     pub(super) name: &'a str,
-    pub(super) arguments: &'a Value,
+    pub(super) arguments: &'v Value,
     pub(super) request_state: Option<String>,
     pub(super) input_responses: Option<Map<String, Value>>,
 }
 
 /// A handler's context, ready to run, and what its sealed state is bound to (MRTR).
-pub(super) struct Prepared {
+pub(super) struct Prepared<'a> {
     pub(super) cx: Context,
     binding: Option<Binding>,
     kind: &'static str,
-    name: String,
+    name: &'a str,
 }
 
 /// Builds the handler's context: MRTR rounds on modern requests (the state opened and
 /// checked against this request), the session on legacy ones, nothing to ask otherwise.
-pub(super) fn prepare(
+pub(super) fn prepare<'a>(
     server: &Arc<ServerInner>,
     id: RequestId,
     era: Era,
     carrier: Carrier,
-    call: Invocation<'_>,
-) -> Result<Prepared, ErrorObject> {
+    call: Invocation<'a, '_>,
+) -> Result<Prepared<'a>, ErrorObject> {
     let (asker, binding) = if let Some(session) = &era.session {
         (Asker::Legacy(session.clone()), None)
     } else if era.version.is_modern() {
@@ -94,7 +94,7 @@ pub(super) fn prepare(
         cx,
         binding,
         kind: call.kind,
-        name: call.name.to_owned(),
+        name: call.name,
     })
 }
 
@@ -140,7 +140,7 @@ async fn run<T>(cx: &Context, fut: BoxFuture<T>) -> Run<T> {
 /// Runs a handler and turns how it ended into a reply; `done` renders its outcome.
 pub(super) async fn execute<T>(
     server: &ServerInner,
-    prepared: &Prepared,
+    prepared: &Prepared<'_>,
     fut: BoxFuture<Result<T, ErrorObject>>,
     done: impl FnOnce(Result<T, ErrorObject>) -> Reply,
 ) -> Reply {
@@ -148,7 +148,7 @@ pub(super) async fn execute<T>(
         Run::Done(outcome) => done(outcome),
         Run::Suspended => suspended(server, prepared),
         Run::Cancelled => Reply::Cancelled,
-        Run::Panicked(m) => handler_panicked(prepared.kind, &prepared.name, &m),
+        Run::Panicked(m) => handler_panicked(prepared.kind, prepared.name, &m),
     }
 }
 
@@ -160,7 +160,7 @@ pub(super) fn handler_panicked(kind: &str, name: &str, message: &str) -> Reply {
 }
 
 /// Turns a suspended run into its reply: the fatal error, or an `InputRequiredResult`.
-fn suspended(server: &ServerInner, prepared: &Prepared) -> Reply {
+fn suspended(server: &ServerInner, prepared: &Prepared<'_>) -> Reply {
     if let Some(e) = prepared.cx.inner.fatal.lock().expect("fatal").take() {
         return if e.code == codes::MISSING_REQUIRED_CLIENT_CAPABILITY {
             Reply::bad(e)
