@@ -70,9 +70,12 @@ pub(crate) async fn serve(
     let local = listener.local_addr()?;
     let shutdown = server.shutdown.clone();
     let router = router(server, sessions, path, Some(local));
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async move { shutdown.cancelled().await })
-        .await?;
+    axum::serve(
+        listener,
+        router.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(async move { shutdown.cancelled().await })
+    .await?;
     Ok(())
 }
 
@@ -148,7 +151,7 @@ async fn post(ep: Arc<Endpoint>, parts: Parts, body: Body) -> Response {
             accepted()
         }
         Incoming::Request(request) if LegacySession::is_handshake(&request) => {
-            legacy::initialize(&ep, &request)
+            legacy::initialize(&ep, &parts, &request)
         }
         Incoming::Request(request) => {
             modern::serve_request(ep, parts, request, session, sse_ok).await
