@@ -151,7 +151,7 @@ impl Server {
 
     /// [`run`](Self::run) with explicit arguments (without the program name).
     pub async fn run_with_args(self, args: &[String]) -> Result<(), Error> {
-        cli::init_logging();
+        let _telemetry = cli::init_telemetry(&self.inner.info.name);
         let command = cli::parse(args)?;
         let shutdown = self.inner.shutdown.clone();
         tokio::spawn(async move {
