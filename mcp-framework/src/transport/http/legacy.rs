@@ -18,9 +18,10 @@ use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::checks::media::Answer;
 use super::endpoint::{Endpoint, SESSION_HEADER, session_of};
 use super::response::{
-    error_response, json_response, method_not_allowed, rejection, session_not_found,
+    error_response, message_response, method_not_allowed, rejection, session_not_found,
 };
 use super::resumable::{Attached, ResumableStream};
 use super::sessions::HttpSession;
@@ -31,13 +32,17 @@ use crate::protocol::jsonrpc::Request;
 use crate::protocol::meta::RequestMeta;
 
 /// `initialize`: a new session, named in the response's `Mcp-Session-Id`.
-pub(super) fn initialize(ep: &Endpoint, request: &Request) -> Response {
+pub(super) fn initialize(ep: &Endpoint, request: &Request, answer: Answer) -> Response {
     match open_session(&ep.server, request.params.as_deref(), None) {
         Ok((session, result)) => {
             let session = Arc::new(HttpSession::new(session));
             let id = session.id.clone();
             ep.sessions.insert(session);
-            let mut r = json_response(StatusCode::OK, Reply::result_message(&request.id, &result));
+            let mut r = message_response(
+                StatusCode::OK,
+                Reply::result_message(&request.id, &result),
+                answer,
+            );
             r.headers_mut().insert(
                 SESSION_HEADER,
                 HeaderValue::from_str(&id).expect("hex is a valid header value"),
