@@ -1,6 +1,6 @@
 //! The checks in front of the Streamable HTTP endpoint, on the wire over real TCP on
 //! 127.0.0.1: strict `Host`, absolute-form targets, HTTP/2 `:authority` and `Origin`;
-//! forwarded hosts from trusted proxies only; `Accept` negotiation and the exact
+//! forwarded hosts from trusted proxies only; CORS; `Accept` negotiation and the exact
 //! `Content-Type`. Raw requests are written by hand where a client library would not send
 //! them (two `Host` headers, absolute-form targets, malformed values).
 
@@ -432,8 +432,120 @@ async fn command_line_options_reach_the_endpoint() {
     let app = "Origin: https://app.example.com";
     let a = raw(addr, post(), &[&host, forwarded, app]).await;
     assert_eq!(a.status, 200);
+    assert_eq!(
+        a.header("access-control-allow-origin"),
+        Some("https://app.example.com")
+    );
     server.shutdown();
     serving.await.unwrap().unwrap();
+}
+
+fn preflight<'a>(host: &'a str, origin: &'a str) -> Vec<&'a str> {
+    vec![
+        host,
+        origin,
+        "Access-Control-Request-Method: POST",
+        "Access-Control-Request-Headers: content-type, mcp-protocol-version, mcp-method, mcp-name, mcp-param-region, authorization",
+    ]
+}
+
+#[tokio::test]
+async fn cors_answers_preflights_and_exposes_the_session_header() {
+    let addr = start(server_with(|b| {
+        b.http(HttpConfig::new().allow_origin("https://app.example.com"))
+    }))
+    .await;
+    let host = format!("Host: 127.0.0.1:{}", addr.port());
+    let app = "Origin: https://app.example.com";
+    let a = raw(addr, "OPTIONS /mcp HTTP/1.1", &preflight(&host, app)).await;
+    // Answered by the CORS layer: the endpoint itself would say 405 to OPTIONS.
+    assert_eq!(a.status, 200, "{}", a.head);
+    assert_eq!(
+        a.header("access-control-allow-origin"),
+        Some("https://app.example.com")
+    );
+    let methods = a
+        .header("access-control-allow-methods")
+        .unwrap()
+        .to_ascii_uppercase();
+    assert!(methods.contains("POST") && methods.contains("GET") && methods.contains("DELETE"));
+    let allowed = a
+        .header("access-control-allow-headers")
+        .unwrap()
+        .to_ascii_lowercase();
+    for h in [
+        "content-type",
+        "mcp-protocol-version",
+        "mcp-method",
+        "mcp-name",
+        "mcp-param-region",
+        "authorization",
+    ] {
+        assert!(allowed.contains(h), "{h} in {allowed}");
+    }
+    assert_eq!(a.header("access-control-max-age"), Some("3600"));
+    assert!(a.body.is_empty());
+    // The request itself: allowed, with the headers a browser app may read.
+    let a = raw(addr, post(), &[&host, app]).await;
+    assert_eq!(a.status, 200);
+    assert_eq!(
+        a.header("access-control-allow-origin"),
+        Some("https://app.example.com")
+    );
+    let exposed = a
+        .header("access-control-expose-headers")
+        .unwrap()
+        .to_ascii_lowercase();
+    assert!(
+        exposed.contains("mcp-session-id") && exposed.contains("www-authenticate"),
+        "{exposed}"
+    );
+    // Another origin: no CORS answer, and its requests are refused.
+    let other = "Origin: https://evil.example.com";
+    let a = raw(addr, "OPTIONS /mcp HTTP/1.1", &preflight(&host, other)).await;
+    assert_eq!(a.header("access-control-allow-origin"), None);
+    let a = raw(addr, post(), &[&host, other]).await;
+    assert_eq!(a.status, 403);
+    assert_eq!(a.header("access-control-allow-origin"), None);
+    // Errors an allowed app causes are readable by it.
+    let a = raw(addr, post(), &[&host, app, "Content-Type: text/plain"]).await;
+    assert_eq!(a.status, 415);
+    assert_eq!(
+        a.header("access-control-allow-origin"),
+        Some("https://app.example.com")
+    );
+
+    // Off by default, and off on request: OPTIONS reaches the endpoint (405).
+    let off = [
+        (HttpConfig::new(), "Origin: http://localhost:3000"),
+        (
+            HttpConfig::new()
+                .allow_origin("https://app.example.com")
+                .cors(false),
+            app,
+        ),
+    ];
+    for (config, origin) in off {
+        let addr = start(server_with(move |b| b.http(config))).await;
+        let host = format!("Host: 127.0.0.1:{}", addr.port());
+        let a = raw(addr, "OPTIONS /mcp HTTP/1.1", &preflight(&host, origin)).await;
+        assert_eq!(a.status, 405, "{origin}");
+        assert_eq!(a.header("access-control-allow-origin"), None);
+    }
+    // cors(true) alone: for the localhost origins.
+    let addr = start(server_with(|b| b.http(HttpConfig::new().cors(true)))).await;
+    let host = format!("Host: 127.0.0.1:{}", addr.port());
+    let a = raw(
+        addr,
+        "OPTIONS /mcp HTTP/1.1",
+        &preflight(&host, "Origin: http://localhost:6274"),
+    )
+    .await;
+    assert_eq!(a.status, 200);
+    assert_eq!(
+        a.header("access-control-allow-origin"),
+        Some("http://localhost:6274")
+    );
 }
 
 /// The `data:` of each SSE event.

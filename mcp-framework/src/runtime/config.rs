@@ -40,7 +40,7 @@ impl Default for Config {
 /// Defaults: bodies up to the server's `max_message_bytes` (4 MiB); `Origin` (when present)
 /// must be a localhost origin; when served on a loopback address the `Host` must be a
 /// localhost name (DNS-rebinding protection); no proxy is trusted (`Forwarded` and
-/// `X-Forwarded-*` are ignored); legacy sessions expire after 30 idle minutes, at
+/// `X-Forwarded-*` are ignored); no CORS; legacy sessions expire after 30 idle minutes, at
 /// most 10,000 at once; listen streams get a keep-alive comment every 15 s.
 ///
 /// Hosts, origins and proxies are checked by [`ServerBuilder::build`](crate::ServerBuilder::build),
@@ -64,6 +64,8 @@ pub struct HttpConfig {
     pub(crate) allowed_origins: Option<Vec<String>>,
     pub(crate) allowed_hosts: Option<Vec<String>>,
     pub(crate) trusted_proxies: Vec<String>,
+    /// `None`: CORS for the allowed origins when origins are listed.
+    pub(crate) cors: Option<bool>,
     pub(crate) session_idle_timeout: Duration,
     pub(crate) max_sessions: usize,
     pub(crate) keep_alive: Duration,
@@ -77,6 +79,7 @@ impl Default for HttpConfig {
             allowed_origins: None,
             allowed_hosts: None,
             trusted_proxies: Vec::new(),
+            cors: None,
             session_idle_timeout: Duration::from_secs(30 * 60),
             max_sessions: 10_000,
             keep_alive: Duration::from_secs(15),
@@ -94,8 +97,9 @@ impl HttpConfig {
     /// Allows browser requests from this origin, a serialized origin as browsers send it
     /// (`https://app.example.com`, `http://localhost:5173`: a scheme, a host, maybe a port,
     /// no path); `"*"` allows any, `"null"` the opaque origin of sandboxed frames and
-    /// `file:` pages. Listing origins replaces the localhost default. Requests without
-    /// `Origin` (non-browser clients) are always allowed.
+    /// `file:` pages. Listing origins replaces the localhost default and turns on CORS for
+    /// them (see [`cors`](Self::cors)). Requests without `Origin` (non-browser clients) are
+    /// always allowed.
     #[must_use]
     pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
         self.allowed_origins
@@ -129,6 +133,20 @@ impl HttpConfig {
     #[must_use]
     pub fn trust_proxy(mut self, proxy: impl Into<String>) -> Self {
         self.trusted_proxies.push(proxy.into());
+        self
+    }
+
+    /// Whether the endpoint answers CORS for browser apps on other origins. By default it
+    /// does exactly when origins are listed with [`allow_origin`](Self::allow_origin),
+    /// for those origins: preflight `OPTIONS` requests are answered without reaching the
+    /// endpoint (the method, and the request headers a preflight asks for, are allowed;
+    /// cached for an hour), and answers expose `Mcp-Session-Id` and `WWW-Authenticate`.
+    /// `cors(false)` leaves CORS to a layer of your own (mount
+    /// [`Server::router`](crate::Server::router)); `cors(true)` without listed origins
+    /// answers CORS for the localhost origins.
+    #[must_use]
+    pub fn cors(mut self, enabled: bool) -> Self {
+        self.cors = Some(enabled);
         self
     }
 

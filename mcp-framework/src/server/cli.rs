@@ -56,7 +56,7 @@ usage: <server> [stdio]
   --allow-host HOST        serve this Host (mcp.example.com, with or without :PORT; * any);
                            replaces the localhost-only check of a loopback address
   --allow-origin ORIGIN    allow browser apps of this origin (https://app.example.com; *
-                           any); replaces the localhost origins
+                           any), with CORS; replaces the localhost origins
   --trust-proxy ADDR|CIDR  believe Forwarded / X-Forwarded-Host / X-Forwarded-Proto from
                            this reverse proxy (127.0.0.1, 10.0.0.0/8)
   (each may be repeated, and adds to what the server configures in code)";

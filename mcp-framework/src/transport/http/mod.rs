@@ -7,9 +7,11 @@
 //! response stream cancels its request. Legacy peers (`initialize`) get a `Mcp-Session-Id`
 //! and the 2025-11-25 behaviour on the same endpoint ([`legacy`], [`sessions`],
 //! [`resumable`]). Before any of that, [`checks`] guard the endpoint (the host, through a
-//! trusted [`proxy`], the origin, media types, sizes).
+//! trusted [`proxy`], the origin, media types, sizes), and [`cors`] answers browsers'
+//! preflights.
 
 mod checks;
+mod cors;
 mod endpoint;
 mod fields;
 mod legacy;
@@ -52,7 +54,7 @@ pub(crate) fn check_config(config: &HttpConfig) -> Result<(), ConfigError> {
     Guard::new(config, None).map(drop)
 }
 
-/// The MCP endpoint at `path`, with the checks of `config` (the server's
+/// The MCP endpoint at `path`, with the checks and CORS of `config` (the server's
 /// settings, or those plus the command line's; checked by [`check_config`] beforehand).
 /// `bound` is the address it is served on, when known (a loopback address turns on the
 /// loopback-only `Host` check).
@@ -64,14 +66,18 @@ pub(crate) fn router(
     config: &HttpConfig,
 ) -> Router {
     let guard = Guard::new(config, bound).expect("HttpConfig is checked before it is served");
+    let cors = cors::layer(config, &guard.origins);
     let endpoint = Arc::new(Endpoint {
         server,
         sessions,
         guard,
     });
-    Router::new()
-        .route(path, axum::routing::any(handle))
-        .with_state(endpoint)
+    let route = axum::routing::any(handle);
+    let route = match cors {
+        Some(cors) => route.layer(cors),
+        None => route,
+    };
+    Router::new().route(path, route).with_state(endpoint)
 }
 
 /// Serves the endpoint on a bound listener until the server shuts down; every request

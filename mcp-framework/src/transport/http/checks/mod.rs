@@ -87,7 +87,7 @@ impl Rejected {
 #[derive(Debug)]
 pub(crate) struct Guard {
     hosts: HostPolicy,
-    origins: OriginPolicy,
+    pub(crate) origins: OriginPolicy,
     proxies: TrustedProxies,
 }
 

@@ -53,6 +53,11 @@ impl OriginPolicy {
             .map(Self::List)
     }
 
+    /// Whether origins were listed (rather than the loopback default).
+    pub(crate) fn is_configured(&self) -> bool {
+        !matches!(self, Self::Loopback)
+    }
+
     /// The `Origin` check of a request.
     pub(crate) fn check(&self, headers: &HeaderMap) -> Result<(), OriginError> {
         let mut lines = headers.get_all(header::ORIGIN).iter();
