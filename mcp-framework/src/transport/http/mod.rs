@@ -170,7 +170,7 @@ async fn post(ep: Arc<Endpoint>, parts: Parts, body: Body) -> Response {
             accepted()
         }
         Incoming::Request(request) if LegacySession::is_handshake(&request) => {
-            legacy::initialize(&ep, &request, answer)
+            legacy::initialize(&ep, &parts, &request, answer)
         }
         Incoming::Request(request) => {
             modern::serve_request(ep, parts, request, session, answer).await

@@ -19,11 +19,12 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::checks::media::Answer;
 use super::endpoint::Endpoint;
-use super::response::{error_response, message_response, status_of};
+use super::proxy::peer_addr;
+use super::response::{error_response, failure_response, message_response};
 use super::sessions::HttpSession;
 use super::{checks, legacy, listen, sse};
-use crate::dispatch::{Carrier, Reply, dispatch};
-use crate::peer::{HttpParts, Principal, Sink};
+use crate::dispatch::{Carrier, Failure, Reply, dispatch};
+use crate::peer::{HttpParts, PeerId, Principal, Sink};
 use crate::protocol::jsonrpc::Request;
 use crate::protocol::meta::{RequestMeta, read_request_meta};
 use crate::protocol::{ErrorObject, RequestId, codes};
@@ -62,6 +63,7 @@ pub(super) async fn serve_request(
         (None, None)
     };
     let principal = parts.extensions.get::<Principal>().cloned();
+    let peer = peer_addr(&parts).map(PeerId::Addr);
     let http = Arc::new(HttpParts {
         headers: parts.headers,
         principal,
@@ -73,6 +75,7 @@ pub(super) async fn serve_request(
         http: Some(http),
         meta: Some((meta, raw_meta)),
         close_stream: None,
+        peer,
     };
     let server = ep.server.clone();
     let mut fut: ReplyFuture = Box::pin(async move { dispatch(&server, request, carrier).await });
@@ -118,11 +121,12 @@ fn finish(
             drop(guard.disarm());
             message_response(StatusCode::OK, Reply::result_message(id, &bytes), answer)
         }
-        Reply::Error(e, failure) => message_response(
-            status_of(failure),
-            Reply::error_message(Some(id), &e),
-            answer,
-        ),
+        // A 200 answer may go out as SSE; the statuses of a failure (and its Retry-After)
+        // stay.
+        Reply::Error(e, Failure::Answered) => {
+            message_response(StatusCode::OK, Reply::error_message(Some(id), &e), answer)
+        }
+        Reply::Error(e, failure) => failure_response(failure, id, &e),
         Reply::Cancelled => message_response(
             StatusCode::OK,
             Reply::error_message(

@@ -1,4 +1,5 @@
-//! Requests that come through a reverse proxy: which peers are trusted
+//! Where a request comes from: the TCP peer's address ([`peer_addr`]), and for requests
+//! that come through a reverse proxy, which peers are trusted
 //! ([`HttpConfig::trust_proxy`](crate::HttpConfig::trust_proxy), addresses and CIDR ranges),
 //! and what a trusted one says the client asked for, from `Forwarded` (RFC 7239) or
 //! `X-Forwarded-Host` and `X-Forwarded-Proto`. Headers from any other peer are ignored.
@@ -19,6 +20,16 @@ use axum::http::request::Parts;
 use ipnet::IpNet;
 
 use super::fields::{self, FieldError};
+
+/// The TCP peer's address (the client's, or its proxy's), when the server is served with
+/// connection info (`serve_http`, or a router served with
+/// `into_make_service_with_connect_info::<SocketAddr>()`).
+pub(super) fn peer_addr(parts: &Parts) -> Option<IpAddr> {
+    parts
+        .extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|info| info.0.ip())
+}
 
 /// Why a trusted proxy's forwarding headers are refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -84,7 +95,7 @@ impl TrustedProxies {
         if self.is_empty() {
             return None;
         }
-        let Some(ConnectInfo(peer)) = parts.extensions.get::<ConnectInfo<SocketAddr>>() else {
+        let Some(peer) = peer_addr(parts) else {
             if !self.warned.swap(true, Ordering::Relaxed) {
                 tracing::warn!(
                     "trusted proxies are configured but requests carry no peer address: \
@@ -94,7 +105,6 @@ impl TrustedProxies {
             }
             return None;
         };
-        let peer = peer.ip();
         if !self.contains(peer) {
             return None;
         }
