@@ -5,6 +5,8 @@
 use std::net::SocketAddr;
 
 use crate::error::Error;
+#[cfg(feature = "http")]
+use crate::runtime::config::HttpConfig;
 
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Command {
@@ -13,16 +15,52 @@ pub(crate) enum Command {
     Http {
         bind: SocketAddr,
         path: String,
+        /// Added to the server's `HttpConfig`.
+        access: Vec<Access>,
     },
     Help(String),
 }
 
+/// A deployment option of `http` that adds to the server's [`HttpConfig`].
+#[cfg(feature = "http")]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Access {
+    /// `--allow-host`.
+    Host(String),
+    /// `--allow-origin`.
+    Origin(String),
+    /// `--trust-proxy`.
+    Proxy(String),
+}
+
+/// `config` with the options of the command line added.
+#[cfg(feature = "http")]
+pub(crate) fn with_access(mut config: HttpConfig, access: &[Access]) -> HttpConfig {
+    for a in access {
+        config = match a {
+            Access::Host(h) => config.allow_host(h.clone()),
+            Access::Origin(o) => config.allow_origin(o.clone()),
+            Access::Proxy(p) => config.trust_proxy(p.clone()),
+        };
+    }
+    config
+}
+
 const USAGE: &str = "\
 usage: <server> [stdio]
-       <server> http [--bind ADDR:PORT] [--path /mcp]
+       <server> http [--bind ADDR:PORT] [--path /mcp] [--allow-host HOST]...
+                     [--allow-origin ORIGIN]... [--trust-proxy ADDR|CIDR]...
 
   stdio   serve newline-delimited JSON-RPC on stdin/stdout (the default)
-  http    serve Streamable HTTP (default --bind 127.0.0.1:8080, --path /mcp)";
+  http    serve Streamable HTTP (default --bind 127.0.0.1:8080, --path /mcp)
+
+  --allow-host HOST        serve this Host (mcp.example.com, with or without :PORT; * any);
+                           replaces the localhost-only check of a loopback address
+  --allow-origin ORIGIN    allow browser apps of this origin (https://app.example.com; *
+                           any), with CORS; replaces the localhost origins
+  --trust-proxy ADDR|CIDR  believe Forwarded / X-Forwarded-Host / X-Forwarded-Proto from
+                           this reverse proxy (127.0.0.1, 10.0.0.0/8)
+  (each may be repeated, and adds to what the server configures in code)";
 
 pub(crate) fn parse(args: &[String]) -> Result<Command, Error> {
     let mut it = args.iter().map(String::as_str);
@@ -38,6 +76,7 @@ pub(crate) fn parse(args: &[String]) -> Result<Command, Error> {
         Some("http") => {
             let mut bind: SocketAddr = "127.0.0.1:8080".parse().expect("valid default");
             let mut path = "/mcp".to_owned();
+            let mut access = Vec::new();
             while let Some(flag) = it.next() {
                 let (flag, inline) = match flag.split_once('=') {
                     Some((f, v)) => (f, Some(v)),
@@ -64,12 +103,17 @@ pub(crate) fn parse(args: &[String]) -> Result<Command, Error> {
                         }
                         path = v.to_owned();
                     }
+                    "--allow-host" => access.push(Access::Host(value()?.to_owned())),
+                    "--allow-origin" => access.push(Access::Origin(value()?.to_owned())),
+                    "--trust-proxy" => access.push(Access::Proxy(value()?.to_owned())),
                     other => {
                         return Err(Error::Usage(format!("unknown option `{other}`\n{USAGE}")));
                     }
                 }
             }
-            Ok(Command::Http { bind, path })
+            crate::transport::http::check_config(&with_access(HttpConfig::new(), &access))
+                .map_err(|e| Error::Usage(format!("{e}\n{USAGE}")))?;
+            Ok(Command::Http { bind, path, access })
         }
         Some(other) => Err(Error::Usage(format!("unknown command `{other}`\n{USAGE}"))),
     }
@@ -159,16 +203,43 @@ mod tests {
             parse(&args("http --bind 127.0.0.1:9000 --path /x")).unwrap(),
             Command::Http {
                 bind: "127.0.0.1:9000".parse().unwrap(),
-                path: "/x".into()
+                path: "/x".into(),
+                access: vec![],
             }
         );
         assert_eq!(
             parse(&args("http --bind=127.0.0.1:1")).unwrap(),
             Command::Http {
                 bind: "127.0.0.1:1".parse().unwrap(),
-                path: "/mcp".into()
+                path: "/mcp".into(),
+                access: vec![],
             }
         );
+        assert_eq!(
+            parse(&args(
+                "http --allow-host mcp.example.com --trust-proxy=10.0.0.0/8 \
+                 --allow-origin https://app.example.com --allow-host *"
+            ))
+            .unwrap(),
+            Command::Http {
+                bind: "127.0.0.1:8080".parse().unwrap(),
+                path: "/mcp".into(),
+                access: vec![
+                    Access::Host("mcp.example.com".into()),
+                    Access::Proxy("10.0.0.0/8".into()),
+                    Access::Origin("https://app.example.com".into()),
+                    Access::Host("*".into()),
+                ],
+            }
+        );
+        for bad in [
+            "http --allow-host user@evil.com",
+            "http --allow-origin https://app.example.com/",
+            "http --trust-proxy nginx",
+            "http --trust-proxy",
+        ] {
+            assert!(matches!(parse(&args(bad)), Err(Error::Usage(_))), "{bad}");
+        }
         assert!(parse(&args("http --bind nope")).is_err());
         assert!(parse(&args("http --path x")).is_err());
         assert!(parse(&args("ftp")).is_err());
