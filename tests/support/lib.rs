@@ -119,6 +119,8 @@ mod guide {
     struct Testing;
     #[doc = include_str!("../../guide/src/deploying.md")]
     struct Deploying;
+    #[doc = include_str!("../../guide/src/observability.md")]
+    struct Observability;
     #[doc = include_str!("../../guide/src/performance.md")]
     struct Performance;
 }

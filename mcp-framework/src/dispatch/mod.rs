@@ -72,13 +72,47 @@ pub(crate) async fn dispatch(
         transport,
     );
     TraceContext::of(&meta, carrier.http.as_deref()).join(&span);
+    #[cfg(feature = "metrics")]
+    let timer = telemetry::metrics::get().map(|m| {
+        m.start(
+            &request.method,
+            served_target(server, &request).as_deref(),
+            version.and_then(crate::protocol::ProtocolVersion::parse),
+            transport,
+        )
+    });
     let reply = route(server, request, carrier, meta, raw_meta)
         .instrument(span.clone())
         .await;
-    if let Reply::Error(e, _) = &reply {
-        telemetry::span::record_error(&span, &e.code.to_string());
+    let error_type = match &reply {
+        Reply::Error(e, _) => Some(e.code.to_string()),
+        _ => None,
+    };
+    if let Some(error_type) = &error_type {
+        telemetry::span::record_error(&span, error_type);
+    }
+    #[cfg(feature = "metrics")]
+    if let Some(timer) = timer {
+        timer.finish(error_type.as_deref());
     }
     reply
+}
+
+/// The tool or prompt a request names, when the server serves it (a metric label: its
+/// values stay bounded whatever clients send).
+#[cfg(feature = "metrics")]
+fn served_target<'a>(
+    server: &ServerInner,
+    request: &'a Request,
+) -> Option<std::borrow::Cow<'a, str>> {
+    let target = telemetry::target::of(&request.method, request.params.as_deref())?;
+    let catalog = server.catalog.load();
+    let served = match request.method.as_str() {
+        "tools/call" => catalog.tool(&target).is_some(),
+        "prompts/get" => catalog.prompt(&target).is_some(),
+        _ => false,
+    };
+    served.then_some(target)
 }
 
 /// The method table.

@@ -5,9 +5,6 @@
 //! `mcp.resource.uri`) and, when it fails, `error.type` and an error status. Dispatch
 //! creates it; the handler itself runs in a child span.
 
-use std::borrow::Cow;
-
-use serde::Deserialize;
 use serde_json::value::RawValue;
 use tracing::Span;
 use tracing::field::Empty;
@@ -25,22 +22,12 @@ pub(crate) enum Transport {
 }
 
 impl Transport {
-    fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::Pipe => "pipe",
             Self::Tcp => "tcp",
         }
     }
-}
-
-/// What the span name and attributes need from the params: the tool's or prompt's name,
-/// the resource's URI (read only when the span is wanted).
-#[derive(Deserialize, Default)]
-struct TargetView<'a> {
-    #[serde(borrow, default)]
-    name: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    uri: Option<Cow<'a, str>>,
 }
 
 /// The span of a request (disabled, and free, unless a subscriber wants it). Its name and
@@ -74,13 +61,12 @@ pub(crate) fn request(
         return span;
     }
     span.record("jsonrpc.request.id", tracing::field::display(id));
-    let (attribute, target) = match method {
-        "tools/call" => ("gen_ai.tool.name", target(params).name),
-        "prompts/get" => ("gen_ai.prompt.name", target(params).name),
-        "resources/read" => ("mcp.resource.uri", target(params).uri),
-        _ => ("", None),
+    let attribute = match method {
+        "tools/call" => "gen_ai.tool.name",
+        "prompts/get" => "gen_ai.prompt.name",
+        _ => "mcp.resource.uri",
     };
-    match target {
+    match super::target::of(method, params) {
         Some(target) => {
             span.record(attribute, &*target);
             span.record("otel.name", format!("{method} {target}"));
@@ -93,12 +79,6 @@ pub(crate) fn request(
         span.record("gen_ai.operation.name", "execute_tool");
     }
     span
-}
-
-fn target(params: Option<&RawValue>) -> TargetView<'_> {
-    params
-        .and_then(|p| serde_json::from_str(p.get()).ok())
-        .unwrap_or_default()
 }
 
 /// A failed request: `error.type` (the JSON-RPC error code, or `tool_error` for a tool
