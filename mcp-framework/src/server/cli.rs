@@ -1,5 +1,6 @@
 //! The command line of [`Server::run`](crate::Server::run): the transport to serve, logging
-//! to stderr, and the signals that start a graceful shutdown.
+//! to stderr (and, with the `otel` feature, trace export), and the signals that start a
+//! graceful shutdown.
 
 use std::net::SocketAddr;
 
@@ -59,7 +60,44 @@ usage: <server> [stdio]
                            any), with CORS; replaces the localhost origins
   --trust-proxy ADDR|CIDR  believe Forwarded / X-Forwarded-Host / X-Forwarded-Proto from
                            this reverse proxy (127.0.0.1, 10.0.0.0/8)
-  (each may be repeated, and adds to what the server configures in code)";
+  (each may be repeated, and adds to what the server configures in code)
+
+  --metrics-bind ADDR:PORT (either command; or MCP_METRICS_BIND) serve Prometheus metrics
+                           at http://ADDR:PORT/metrics (feature `metrics`)";
+
+/// Takes `--metrics-bind ADDR` (anywhere on the line) out of `args`; without it, the
+/// `MCP_METRICS_BIND` variable.
+pub(crate) fn take_metrics_bind(
+    args: &[String],
+) -> Result<(Vec<String>, Option<SocketAddr>), Error> {
+    let mut rest = Vec::with_capacity(args.len());
+    let mut bind = std::env::var("MCP_METRICS_BIND")
+        .ok()
+        .filter(|v| !v.is_empty());
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        if let Some(v) = arg.strip_prefix("--metrics-bind=") {
+            bind = Some(v.to_owned());
+        } else if arg == "--metrics-bind" {
+            let v = it
+                .next()
+                .ok_or_else(|| Error::Usage(format!("`--metrics-bind` needs a value\n{USAGE}")))?;
+            bind = Some(v.clone());
+        } else {
+            rest.push(arg.clone());
+        }
+    }
+    let bind = bind
+        .map(|v| {
+            v.parse().map_err(|_| {
+                Error::Usage(format!(
+                    "`--metrics-bind {v}`: expected ADDR:PORT such as 127.0.0.1:9464"
+                ))
+            })
+        })
+        .transpose()?;
+    Ok((rest, bind))
+}
 
 pub(crate) fn parse(args: &[String]) -> Result<Command, Error> {
     let mut it = args.iter().map(String::as_str);
@@ -118,14 +156,50 @@ pub(crate) fn parse(args: &[String]) -> Result<Command, Error> {
     }
 }
 
-/// Logs to stderr, filtered by `RUST_LOG` (default `info`).
-pub(crate) fn init_logging() {
-    use tracing_subscriber::EnvFilter;
+/// What [`init_telemetry`] started that must outlive the server (the trace export, which
+/// flushes when this is dropped).
+#[derive(Debug)]
+pub(crate) struct Telemetry {
+    #[cfg(feature = "otel")]
+    _export: Option<crate::telemetry::export::Export>,
+}
+
+/// Logs to stderr, filtered by `RUST_LOG` (default `info`); with the `otel` feature and the
+/// standard `OTEL_*` variables asking for it, also exports traces over OTLP (request spans,
+/// and whatever else is at `info` or above).
+pub(crate) fn init_telemetry(service: &str) -> Telemetry {
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+    use tracing_subscriber::{EnvFilter, Layer as _};
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
+    let logs = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
-        .with_env_filter(filter)
-        .try_init();
+        .with_filter(filter);
+    #[cfg(feature = "otel")]
+    if crate::telemetry::export::wanted() {
+        use tracing_subscriber::filter::Targets;
+        match crate::telemetry::export::layer(service) {
+            Ok((traces, export)) => {
+                let wanted = Targets::new()
+                    .with_target(crate::telemetry::span::TARGET, tracing::Level::DEBUG)
+                    .with_default(tracing::Level::INFO);
+                let _ = tracing_subscriber::registry()
+                    .with(logs)
+                    .with(traces.with_filter(wanted))
+                    .try_init();
+                return Telemetry {
+                    _export: Some(export),
+                };
+            }
+            Err(e) => eprintln!("{e}; serving without it"),
+        }
+    }
+    let _ = service;
+    let _ = tracing_subscriber::registry().with(logs).try_init();
+    Telemetry {
+        #[cfg(feature = "otel")]
+        _export: None,
+    }
 }
 
 /// Completes on SIGINT or SIGTERM (Ctrl-C elsewhere).
@@ -207,5 +281,14 @@ mod tests {
         assert!(parse(&args("http --path x")).is_err());
         assert!(parse(&args("ftp")).is_err());
         assert!(matches!(parse(&args("--help")).unwrap(), Command::Help(_)));
+        let (rest, bind) = take_metrics_bind(&args(
+            "http --metrics-bind 127.0.0.1:9464 --bind 127.0.0.1:1",
+        ))
+        .unwrap();
+        assert_eq!(rest, args("http --bind 127.0.0.1:1"));
+        assert_eq!(bind, Some("127.0.0.1:9464".parse().unwrap()));
+        let (_, bind) = take_metrics_bind(&args("--metrics-bind=127.0.0.1:2")).unwrap();
+        assert_eq!(bind, Some("127.0.0.1:2".parse().unwrap()));
+        assert!(take_metrics_bind(&args("stdio --metrics-bind nope")).is_err());
     }
 }

@@ -4,6 +4,8 @@
 
 pub(crate) mod builder;
 mod cli;
+#[cfg(feature = "metrics")]
+mod metrics;
 
 use std::fmt;
 use std::sync::Arc;
@@ -171,8 +173,17 @@ impl Server {
 
     /// [`run`](Self::run) with explicit arguments (without the program name).
     pub async fn run_with_args(self, args: &[String]) -> Result<(), Error> {
-        cli::init_logging();
-        let command = cli::parse(args)?;
+        let _telemetry = cli::init_telemetry(&self.inner.info.name);
+        let (args, metrics_bind) = cli::take_metrics_bind(args)?;
+        let command = cli::parse(&args)?;
+        if let Some(bind) = metrics_bind {
+            #[cfg(feature = "metrics")]
+            metrics::serve(bind, self.inner.shutdown.clone()).await?;
+            #[cfg(not(feature = "metrics"))]
+            return Err(Error::Usage(format!(
+                "`--metrics-bind {bind}`: this server was built without the `metrics` feature"
+            )));
+        }
         let shutdown = self.inner.shutdown.clone();
         tokio::spawn(async move {
             cli::shutdown_signal().await;
