@@ -5,99 +5,13 @@
 use std::time::Duration;
 
 use futures_util::StreamExt as _;
-use mcp_framework::{HttpConfig, Server};
-use reqwest::StatusCode;
+use mcp_framework::HttpConfig;
 use serde_json::{Value, json};
 use tests::assert_modern;
 use tests::fixture::{server, server_with};
-
-struct Running {
-    url: String,
-    server: Server,
-    http: reqwest::Client,
-}
-
-async fn start(server: Server) -> Running {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let s = server.clone();
-    tokio::spawn(async move { s.serve_http_listener(listener, "/mcp").await });
-    Running {
-        url: format!("http://127.0.0.1:{port}/mcp"),
-        server,
-        http: reqwest::Client::new(),
-    }
-}
-
-fn meta() -> Value {
-    json!({"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}})
-}
-
-fn request(id: u64, method: &str, mut params: Value) -> Value {
-    if params.get("_meta").is_none() {
-        params["_meta"] = meta();
-    }
-    json!({"jsonrpc":"2.0","id":id,"method":method,"params":params})
-}
-
-/// A POST with the headers a conforming client derives from the body.
-fn post(r: &Running, body: &Value) -> reqwest::RequestBuilder {
-    let mut b = r
-        .http
-        .post(&r.url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .body(body.to_string());
-    if let Some(v) = body
-        .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
-        .and_then(Value::as_str)
-    {
-        b = b.header("MCP-Protocol-Version", v);
-    }
-    if let Some(m) = body["method"].as_str() {
-        b = b.header("Mcp-Method", m);
-        let name = match m {
-            "tools/call" | "prompts/get" => body.pointer("/params/name"),
-            "resources/read" => body.pointer("/params/uri"),
-            _ => None,
-        };
-        if let Some(n) = name.and_then(Value::as_str) {
-            b = b.header("Mcp-Name", n);
-        }
-    }
-    b
-}
-
-async fn json_of(resp: reqwest::Response) -> (StatusCode, Value) {
-    let status = resp.status();
-    let text = resp.text().await.unwrap();
-    (
-        status,
-        serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON: {text:?}")),
-    )
-}
-
-/// Reads SSE events (the `data:` of each) until the stream ends or `limit` events.
-async fn sse_events(resp: reqwest::Response, limit: usize) -> Vec<Value> {
-    let mut stream = resp.bytes_stream();
-    let mut buf = String::new();
-    let mut events = Vec::new();
-    while events.len() < limit {
-        let Some(Ok(chunk)) = stream.next().await else {
-            break;
-        };
-        buf.push_str(std::str::from_utf8(&chunk).unwrap());
-        while let Some(end) = buf.find("\n\n") {
-            let event: String = buf.drain(..end + 2).collect();
-            for line in event.lines() {
-                if let Some(data) = line.strip_prefix("data: ").filter(|d| !d.is_empty()) {
-                    events.push(serde_json::from_str(data).unwrap());
-                }
-            }
-        }
-    }
-    events
-}
+use tests::wire::{
+    Running, json_of, legacy_initialize, legacy_session, meta, post, request, sse_events, start,
+};
 
 #[tokio::test]
 async fn a_tool_call_is_answered_with_json() {
@@ -630,17 +544,7 @@ async fn many_concurrent_calls() {
 #[tokio::test]
 async fn legacy_sessions_share_the_endpoint() {
     let r = start(server()).await;
-    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
-        "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"legacy","version":"1"}}});
-    let resp = r
-        .http
-        .post(&r.url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .body(init.to_string())
-        .send()
-        .await
-        .unwrap();
+    let resp = legacy_initialize(&r, "2025-11-25").await;
     let session = resp.headers()["mcp-session-id"]
         .to_str()
         .unwrap()
@@ -723,20 +627,7 @@ async fn legacy_sessions_share_the_endpoint() {
 #[tokio::test]
 async fn legacy_streams_prime_close_and_resume() {
     let r = start(server()).await;
-    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
-        "protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"legacy","version":"1"}}});
-    let resp = r
-        .http
-        .post(&r.url)
-        .header("content-type", "application/json")
-        .body(init.to_string())
-        .send()
-        .await
-        .unwrap();
-    let session = resp.headers()["mcp-session-id"]
-        .to_str()
-        .unwrap()
-        .to_owned();
+    let session = legacy_session(&r, "2025-03-26").await;
     let call = json!({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"reconnect"}});
     let resp = r
         .http
@@ -797,25 +688,6 @@ async fn legacy_streams_prime_close_and_resume() {
             .any(|e| e["method"] == "notifications/message"),
         "nothing from before Last-Event-ID"
     );
-}
-
-/// Opens a legacy session and returns its id.
-async fn legacy_session(r: &Running, version: &str) -> String {
-    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
-        "protocolVersion":version,"capabilities":{},"clientInfo":{"name":"legacy","version":"1"}}});
-    let resp = r
-        .http
-        .post(&r.url)
-        .header("content-type", "application/json")
-        .body(init.to_string())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 200);
-    resp.headers()["mcp-session-id"]
-        .to_str()
-        .unwrap()
-        .to_owned()
 }
 
 #[tokio::test]

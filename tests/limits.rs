@@ -11,8 +11,8 @@ use mcp_framework::{HttpConfig, ListenConfig};
 use serde_json::{Value, json};
 use tests::fixture::{server, server_with};
 use tests::wire::{
-    Piped, Running, json_of, legacy_initialize, legacy_post, legacy_session, post, request,
-    sse_events, start,
+    Piped, Running, initialize_with, json_of, legacy_initialize, legacy_post, legacy_session, post,
+    request, sse_events, start,
 };
 
 fn read(uri: &str) -> Value {
@@ -217,18 +217,12 @@ async fn one_client_address_holds_a_bounded_share_of_sessions() {
 #[tokio::test]
 async fn a_session_keeps_bounded_client_data() {
     let r = start(server()).await;
-    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
-        "protocolVersion":"2025-11-25","capabilities":{},
-        "clientInfo":{"name":"x".repeat(100_000),"version":"1"}}});
-    let resp = r
-        .http
-        .post(&r.url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .body(init.to_string())
-        .send()
-        .await
-        .unwrap();
+    let resp = initialize_with(
+        &r,
+        json!({"protocolVersion":"2025-11-25","capabilities":{},
+            "clientInfo":{"name":"x".repeat(100_000),"version":"1"}}),
+    )
+    .await;
     assert!(resp.headers().get("mcp-session-id").is_none());
     let (status, body) = json_of(resp).await;
     assert_eq!(status, 400);

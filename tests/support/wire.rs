@@ -115,10 +115,18 @@ pub async fn legacy_session(r: &Running, version: &str) -> String {
         .to_owned()
 }
 
-/// A legacy `initialize` over HTTP, as sent.
+/// A legacy `initialize` of `version` over HTTP, as sent.
 pub async fn legacy_initialize(r: &Running, version: &str) -> reqwest::Response {
-    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
-        "protocolVersion":version,"capabilities":{},"clientInfo":{"name":"legacy","version":"1"}}});
+    initialize_with(
+        r,
+        json!({"protocolVersion":version,"capabilities":{},"clientInfo":{"name":"legacy","version":"1"}}),
+    )
+    .await
+}
+
+/// An `initialize` with these params over HTTP, as sent.
+pub async fn initialize_with(r: &Running, params: Value) -> reqwest::Response {
+    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":params});
     r.http
         .post(&r.url)
         .header("content-type", "application/json")
