@@ -71,7 +71,9 @@ pub(crate) async fn dispatch(
         version,
         transport,
     );
-    TraceContext::of(&meta, carrier.http.as_deref()).join(&span);
+    if !span.is_disabled() {
+        TraceContext::of(&meta, carrier.http.as_deref()).join(&span);
+    }
     #[cfg(feature = "metrics")]
     let timer = telemetry::metrics::get().map(|m| {
         m.start(
@@ -84,16 +86,16 @@ pub(crate) async fn dispatch(
     let reply = route(server, request, carrier, meta, raw_meta)
         .instrument(span.clone())
         .await;
-    let error_type = match &reply {
-        Reply::Error(e, _) => Some(e.code.to_string()),
+    let code = match &reply {
+        Reply::Error(e, _) => Some(e.code),
         _ => None,
     };
-    if let Some(error_type) = &error_type {
-        telemetry::span::record_error(&span, error_type);
+    if let Some(code) = code {
+        telemetry::span::record_error(&span, tracing::field::display(code));
     }
     #[cfg(feature = "metrics")]
     if let Some(timer) = timer {
-        timer.finish(error_type.as_deref());
+        timer.finish(code.map(|c| c.to_string()).as_deref());
     }
     reply
 }

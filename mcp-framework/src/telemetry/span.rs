@@ -83,7 +83,7 @@ pub(crate) fn request(
 
 /// A failed request: `error.type` (the JSON-RPC error code, or `tool_error` for a tool
 /// result with `isError`) and the error status.
-pub(crate) fn record_error(span: &Span, error_type: &str) {
+pub(crate) fn record_error(span: &Span, error_type: impl tracing::Value) {
     if span.is_disabled() {
         return;
     }
