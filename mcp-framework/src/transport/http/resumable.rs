@@ -121,6 +121,18 @@ fn cost(message: &Bytes) -> usize {
     message.len() + MESSAGE_OVERHEAD
 }
 
+impl StreamInner {
+    /// Drops the oldest logged message, giving its bytes back to `budgets`.
+    fn drop_front(&mut self, budgets: &Budgets) {
+        if let Some((_, (seq, message, _))) = self.log.pop_front() {
+            let n = cost(&message);
+            self.bytes -= n;
+            self.dropped_through = seq;
+            budgets.sub(n);
+        }
+    }
+}
+
 impl ResumableStream {
     /// Attaches a connection, replaying what came after `after`.
     pub(super) fn attach(&self, after: u64) -> Attach {
@@ -168,12 +180,7 @@ impl ResumableStream {
     /// Drops the oldest logged message; whether the stream is now done with nothing left.
     fn drop_oldest(&self) -> bool {
         let mut s = self.inner.lock().expect("stream");
-        if let Some((_, (seq, message, _))) = s.log.pop_front() {
-            let n = cost(&message);
-            s.bytes -= n;
-            s.dropped_through = seq;
-            self.budgets.sub(n);
-        }
+        s.drop_front(&self.budgets);
         s.done && s.log.is_empty()
     }
 }
@@ -243,13 +250,8 @@ impl Streams {
             let mut s = stream.inner.lock().expect("stream");
             s.next += 1;
             let seq = s.next;
-            if s.log.len() == STREAM_LOG
-                && let Some((_, (dropped, old, _))) = s.log.pop_front()
-            {
-                let n = cost(&old);
-                s.bytes -= n;
-                s.dropped_through = dropped;
-                self.budgets.sub(n);
+            if s.log.len() == STREAM_LOG {
+                s.drop_front(&self.budgets);
             }
             let n = cost(&message);
             s.bytes += n;
