@@ -17,7 +17,7 @@ use crate::protocol::{ErrorObject, Implementation};
 use crate::runtime::handle::ServerHandle;
 use crate::runtime::state::ServerInner;
 #[cfg(feature = "http")]
-use crate::transport::http::{self, Sessions};
+use crate::transport::http::{self, BodyBudget, Sessions};
 use crate::transport::stdio;
 
 /// An MCP server: what it serves and how. Cheap to clone. Serve it with
@@ -29,6 +29,9 @@ pub struct Server {
     /// Legacy HTTP sessions by `Mcp-Session-Id`, shared by every router of this server.
     #[cfg(feature = "http")]
     sessions: Arc<Sessions>,
+    /// The bytes request bodies being received may buffer together, shared likewise.
+    #[cfg(feature = "http")]
+    body_budget: Arc<BodyBudget>,
 }
 
 impl fmt::Debug for Server {
@@ -43,6 +46,8 @@ impl Server {
         Self {
             #[cfg(feature = "http")]
             sessions: Arc::new(Sessions::new(&inner.config.http)),
+            #[cfg(feature = "http")]
+            body_budget: Arc::new(BodyBudget::new(inner.config.http.max_buffered_body_bytes)),
             inner: Arc::new(inner),
         }
     }
@@ -107,7 +112,13 @@ impl Server {
     /// [`router`](Self::router) with the endpoint at `path`.
     #[cfg(feature = "http")]
     pub fn router_at(&self, path: &str) -> axum::Router {
-        http::router(self.inner.clone(), self.sessions.clone(), path, None)
+        http::router(
+            self.inner.clone(),
+            self.sessions.clone(),
+            self.body_budget.clone(),
+            path,
+            None,
+        )
     }
 
     /// Serves Streamable HTTP on `addr` at `/mcp` until shutdown (SIGINT/SIGTERM through
@@ -126,7 +137,14 @@ impl Server {
         listener: tokio::net::TcpListener,
         path: &str,
     ) -> Result<(), Error> {
-        http::serve(self.inner.clone(), self.sessions.clone(), listener, path).await
+        http::serve(
+            self.inner.clone(),
+            self.sessions.clone(),
+            self.body_budget.clone(),
+            listener,
+            path,
+        )
+        .await
     }
 
     /// Starts a graceful shutdown: open subscriptions end with their final result and

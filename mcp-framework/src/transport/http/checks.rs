@@ -152,14 +152,6 @@ pub(super) fn too_large(limit: usize) -> Response {
     )
 }
 
-/// Whether `Content-Length` already says the body is over `limit`.
-pub(super) fn declared_too_large(headers: &HeaderMap, limit: usize) -> bool {
-    headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok()?.parse::<usize>().ok())
-        .is_some_and(|n| n > limit)
-}
-
 #[derive(Deserialize)]
 struct NameView {
     #[serde(default)]

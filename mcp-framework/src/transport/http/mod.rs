@@ -6,9 +6,15 @@
 //! `subscriptions/listen` answers with a long-lived SSE stream ([`listen`]). Closing a
 //! response stream cancels its request. Legacy peers (`initialize`) get a `Mcp-Session-Id`
 //! and the 2025-11-25 behaviour on the same endpoint ([`legacy`], [`sessions`],
-//! [`resumable`]). Before any of that, [`checks`] guard the endpoint.
+//! [`resumable`]). Before any of that, [`checks`] guard the endpoint, and [`body`] receives a
+//! POST body within its limits. [`serve`] runs the endpoint on a listener: [`accept`] and
+//! [`connection`] own the connections and their timers.
 
+mod accept;
+mod body;
+mod budget;
 mod checks;
+mod connection;
 mod endpoint;
 mod legacy;
 mod listen;
@@ -28,8 +34,10 @@ use axum::http::request::Parts;
 use axum::http::{Method, StatusCode};
 use axum::response::Response;
 
+pub(crate) use budget::BodyBudget;
 pub(crate) use sessions::Sessions;
 
+use self::body::BodyLimits;
 use self::checks::HostPolicy;
 use self::endpoint::{Endpoint, session_of};
 use self::response::{accepted, error_response, method_not_allowed, rejection, session_not_found};
@@ -46,6 +54,7 @@ use crate::session::legacy::LegacySession;
 pub(crate) fn router(
     server: Arc<ServerInner>,
     sessions: Arc<Sessions>,
+    budget: Arc<BodyBudget>,
     path: &str,
     bound: Option<SocketAddr>,
 ) -> Router {
@@ -53,6 +62,7 @@ pub(crate) fn router(
     let endpoint = Arc::new(Endpoint {
         server,
         sessions,
+        budget,
         hosts,
     });
     Router::new()
@@ -60,19 +70,20 @@ pub(crate) fn router(
         .with_state(endpoint)
 }
 
-/// Serves the endpoint on a bound listener until the server shuts down.
+/// Serves the endpoint on a bound listener until the server shuts down and the connections
+/// have finished their requests.
 pub(crate) async fn serve(
     server: Arc<ServerInner>,
     sessions: Arc<Sessions>,
+    budget: Arc<BodyBudget>,
     listener: tokio::net::TcpListener,
     path: &str,
 ) -> Result<(), Error> {
     let local = listener.local_addr()?;
     let shutdown = server.shutdown.clone();
-    let router = router(server, sessions, path, Some(local));
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async move { shutdown.cancelled().await })
-        .await?;
+    let config = server.config.http.clone();
+    let router = router(server, sessions, budget, path, Some(local));
+    accept::serve(listener, router, &config, shutdown).await;
     Ok(())
 }
 
@@ -100,17 +111,24 @@ async fn post(ep: Arc<Endpoint>, parts: Parts, body: Body) -> Response {
         return rejection;
     }
     let config = &ep.server.config;
-    let limit = config
-        .http
-        .max_body_bytes
-        .unwrap_or(config.max_message_bytes);
-    if checks::declared_too_large(&parts.headers, limit) {
-        return checks::too_large(limit);
-    }
-    let Ok(bytes) = axum::body::to_bytes(body, limit).await else {
-        return checks::too_large(limit);
+    let limits = BodyLimits {
+        max_bytes: config
+            .http
+            .max_body_bytes
+            .unwrap_or(config.max_message_bytes),
+        timeout: config.http.body_read_timeout,
     };
-    let message = match parse_message(&bytes) {
+    let (bytes, reservation) = match body::read(&ep.budget, limits, &parts.headers, body).await {
+        Ok(received) => received,
+        Err(e) => {
+            tracing::debug!(error = %e, "request body refused");
+            return e.into_response();
+        }
+    };
+    let parsed = parse_message(&bytes);
+    // The body is no longer buffered once parsed.
+    drop((bytes, reservation));
+    let message = match parsed {
         Ok(m) => m,
         Err(rejected) => {
             return error_response(
