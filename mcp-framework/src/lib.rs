@@ -26,6 +26,7 @@ mod outcome;
 mod registry;
 mod runtime;
 
+mod admission;
 mod cache;
 mod completion;
 mod error;
@@ -66,7 +67,7 @@ pub use registry::handler::{
 };
 pub use registry::set::{PromptSet, ResourceSet, ToolSet};
 #[cfg(feature = "http")]
-pub use runtime::config::HttpConfig;
+pub use runtime::config::{HttpConfig, ListenConfig};
 pub use runtime::handle::ServerHandle;
 pub use server::Server;
 pub use server::builder::ServerBuilder;

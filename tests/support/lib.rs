@@ -1,6 +1,8 @@
-//! Shared helpers for the end-to-end tests: the normative schema, example binaries.
+//! Shared helpers for the end-to-end tests: the normative schema, example binaries, the
+//! fixture server and talking to it over the wire.
 
 pub mod fixture;
+pub mod wire;
 
 use std::path::PathBuf;
 use std::sync::OnceLock;

@@ -10,7 +10,7 @@ use super::carrier::Carrier;
 use super::era::Era;
 use super::reply::Reply;
 use super::run::{Invocation, execute, prepare};
-use super::views::{CallView, GetPromptView, ReadView, parse};
+use super::views::{CallView, GetPromptView, ReadView, check_uri, parse};
 use crate::outcome::{coerce_strings, error_result};
 use crate::protocol::jsonrpc::Request;
 use crate::protocol::{ErrorObject, ProtocolVersion, codes};
@@ -159,6 +159,9 @@ pub(super) async fn read_resource(
         Ok(v) => v,
         Err(e) => return Reply::bad(e),
     };
+    if let Err(e) = check_uri(server, &view.uri) {
+        return Reply::bad(e);
+    }
     let version = era.version;
     let catalog = server.catalog.load();
     let (read, resource_request, cache) = if let Some(entry) = catalog.resource(&view.uri) {

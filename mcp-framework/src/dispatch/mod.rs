@@ -24,7 +24,8 @@ pub(crate) use carrier::Carrier;
 pub(crate) use reply::{Failure, Reply};
 
 use self::era::Era;
-use self::views::{ListView, SetLevelView, UriView, parse};
+use self::views::{ListView, SetLevelView, UriView, check_uri, parse};
+use crate::admission::Refusal;
 use crate::cache::{ListKind, decode_cursor};
 use crate::inflight::InFlight;
 use crate::protocol::jsonrpc::{Notification, Request};
@@ -32,8 +33,8 @@ use crate::protocol::meta::read_request_meta;
 use crate::protocol::{CancelledNotificationParams, ErrorObject, LoggingLevel};
 use crate::render;
 use crate::runtime::state::ServerInner;
-use crate::session::legacy::LegacySession;
-use crate::subscriptions::Listen;
+use crate::session::legacy::{LegacySession, MAX_SUBSCRIPTIONS};
+use crate::subscriptions::{Listen, OpenError};
 
 /// Serves one request.
 pub(crate) async fn dispatch(
@@ -66,10 +67,14 @@ pub(crate) async fn dispatch(
         "prompts/get" => call::get_prompt(server, request, era, carrier).await,
         "resources/read" => call::read_resource(server, request, era, carrier).await,
         "completion/complete" => complete::complete(server, &era, params).await,
-        "subscriptions/listen" if !legacy => match Listen::open(server, &request, params) {
-            Ok(listen) => Reply::Listen(Box::new(listen)),
-            Err(e) => Reply::bad(e),
-        },
+        "subscriptions/listen" if !legacy && server.config.listen.enabled => {
+            match Listen::open(server, &request, params, carrier.peer.as_ref()) {
+                Ok(listen) => Reply::Listen(Box::new(listen)),
+                Err(OpenError::Params(e)) => Reply::bad(e),
+                Err(OpenError::Refused(Refusal::PeerFull(e))) => Reply::Error(e, Failure::Busy),
+                Err(OpenError::Refused(Refusal::Full(e))) => Reply::Error(e, Failure::Unavailable),
+            }
+        }
         "ping" if legacy => Reply::Result(render::empty()),
         "logging/setLevel" if legacy => match (parse::<SetLevelView>(params), &era.session) {
             (Ok(v), Some(session)) => match v.level.parse::<LoggingLevel>() {
@@ -86,14 +91,23 @@ pub(crate) async fn dispatch(
                 "logging/setLevel needs a session",
             )),
         },
-        "resources/subscribe" | "resources/unsubscribe" if legacy => {
+        "resources/subscribe" | "resources/unsubscribe"
+            if legacy && server.config.listen.enabled =>
+        {
             match (parse::<UriView>(params), &era.session) {
                 (Ok(v), Some(session)) => {
+                    if let Err(e) = check_uri(server, &v.uri) {
+                        return Reply::bad(e);
+                    }
                     let mut subs = session.subscriptions.lock().expect("subscriptions");
-                    if method == "resources/subscribe" {
-                        subs.insert(v.uri);
-                    } else {
+                    if method == "resources/unsubscribe" {
                         subs.remove(&v.uri);
+                    } else if subs.len() >= MAX_SUBSCRIPTIONS && !subs.contains(&v.uri) {
+                        return Reply::error(ErrorObject::invalid_params(format!(
+                            "A session subscribes to at most {MAX_SUBSCRIPTIONS} resources"
+                        )));
+                    } else {
+                        subs.insert(v.uri);
                     }
                     Reply::Result(render::empty())
                 }
@@ -133,12 +147,7 @@ pub(crate) fn open_session(
     params: Option<&RawValue>,
     outbound: Option<mpsc::Sender<Bytes>>,
 ) -> Result<(Arc<LegacySession>, Bytes), ErrorObject> {
-    let session = LegacySession::open(
-        params,
-        server.config.client_request_timeout,
-        &*server.bus,
-        outbound,
-    )?;
+    let session = LegacySession::open(params, &server.config, &*server.bus, outbound)?;
     let result = render::initialize_result(server, session.version);
     Ok((session, result))
 }

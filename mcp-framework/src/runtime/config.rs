@@ -17,6 +17,13 @@ pub(crate) struct Config {
     pub(crate) max_message_bytes: usize,
     /// On stdio EOF, how long in-flight requests may still finish.
     pub(crate) drain_timeout: Duration,
+    /// The longest resource URI accepted (`resources/read`, `resources/subscribe`,
+    /// completion references).
+    pub(crate) max_uri_bytes: usize,
+    /// The most requests one connection (stdio) or legacy session runs at once.
+    pub(crate) max_concurrent_requests: usize,
+    /// `subscriptions/listen` limits.
+    pub(crate) listen: ListenConfig,
     #[cfg(feature = "http")]
     pub(crate) http: HttpConfig,
 }
@@ -29,6 +36,9 @@ impl Default for Config {
             client_request_timeout: Duration::from_secs(300),
             max_message_bytes: 4 * 1024 * 1024,
             drain_timeout: Duration::from_secs(5),
+            max_uri_bytes: 16 * 1024,
+            max_concurrent_requests: 1024,
+            listen: ListenConfig::default(),
             #[cfg(feature = "http")]
             http: HttpConfig::default(),
         }
@@ -40,16 +50,18 @@ impl Default for Config {
 /// Defaults: bodies up to the server's `max_message_bytes` (4 MiB); `Origin` (when present)
 /// must be a localhost origin; when served on a loopback address the `Host` must be a
 /// localhost name (DNS-rebinding protection); legacy sessions expire after 30 idle minutes,
-/// at most 10,000 at once; listen streams get a keep-alive comment every 15 s.
+/// at most 10,000 at once, their resumable streams keep at most 1 MiB of messages for
+/// replay per session and 64 MiB in all; long-lived streams get a keep-alive comment every
+/// 15 s.
 ///
-/// Slow and greedy clients: a request head must arrive within 10 s, a body within 30 s
-/// (else `408`); bodies being received share a budget of 64 MiB (beyond it `503`). These
-/// hold wherever the endpoint runs. Served by [`Server::serve_http`](crate::Server::serve_http),
+/// Slow and greedy clients, wherever the endpoint runs: a body must arrive within 30 s
+/// (else `408`), and the bodies being received share a budget of 64 MiB (beyond it `503`).
+/// Served by [`Server::serve_http`](crate::Server::serve_http),
 /// [`serve_http_listener`](crate::Server::serve_http_listener) or [`run`](crate::Server::run)
-/// (not for a [`router`](crate::Server::router) you mount in your own server), a connection
-/// idle for 75 s between requests is closed, and at most
-/// [`max_connections`](Self::max_connections) connections are served at once (by default
-/// a little under the process's open-file limit, at most 10,000).
+/// (not for a [`router`](crate::Server::router) you mount in your own server), also: a
+/// request head must arrive within 10 s, a connection idle for 75 s between requests is
+/// closed, and at most [`max_connections`](Self::max_connections) connections are served at
+/// once (by default a little under the process's open-file limit, at most 10,000).
 ///
 /// ```
 /// use std::time::Duration;
@@ -72,6 +84,9 @@ pub struct HttpConfig {
     pub(crate) allowed_hosts: Option<Vec<String>>,
     pub(crate) session_idle_timeout: Duration,
     pub(crate) max_sessions: usize,
+    pub(crate) max_sessions_per_peer: Option<usize>,
+    pub(crate) replay_bytes_per_session: usize,
+    pub(crate) replay_bytes_total: usize,
     pub(crate) keep_alive: Duration,
     pub(crate) header_read_timeout: Duration,
     pub(crate) body_read_timeout: Duration,
@@ -90,6 +105,9 @@ impl Default for HttpConfig {
             allowed_hosts: None,
             session_idle_timeout: Duration::from_secs(30 * 60),
             max_sessions: 10_000,
+            max_sessions_per_peer: None,
+            replay_bytes_per_session: 1024 * 1024,
+            replay_bytes_total: 64 * 1024 * 1024,
             keep_alive: Duration::from_secs(15),
             header_read_timeout: Duration::from_secs(10),
             body_read_timeout: Duration::from_secs(30),
@@ -142,10 +160,32 @@ impl HttpConfig {
         self
     }
 
-    /// The most legacy sessions at once (the least recently used one is closed to make room).
+    /// The most legacy sessions at once. When the store is full, the least recently used
+    /// session that has been idle for a minute (or half the idle timeout, if shorter) with
+    /// nothing running or attached is closed to make room; if there is none, `initialize`
+    /// gets `503` with `Retry-After`, so new clients cannot push out sessions in use.
     #[must_use]
     pub fn max_sessions(mut self, max: usize) -> Self {
         self.max_sessions = max.max(1);
+        self
+    }
+
+    /// The most legacy sessions one client address may hold (beyond it, `initialize` gets
+    /// `429`). Off by default: behind a reverse proxy every client has the proxy's address.
+    #[must_use]
+    pub fn max_sessions_per_peer(mut self, max: usize) -> Self {
+        self.max_sessions_per_peer = Some(max.max(1));
+        self
+    }
+
+    /// The bytes of messages legacy resumable streams keep for replay: per session and
+    /// across all sessions (defaults 1 MiB and 64 MiB). Beyond either, a session's oldest
+    /// messages are dropped first; a client resuming before a dropped message gets `410
+    /// Gone`.
+    #[must_use]
+    pub fn replay_budget(mut self, per_session: usize, total: usize) -> Self {
+        self.replay_bytes_per_session = per_session;
+        self.replay_bytes_total = total.max(per_session);
         self
     }
 
@@ -215,6 +255,71 @@ impl HttpConfig {
     #[must_use]
     pub fn max_buffered_body_bytes(mut self, bytes: usize) -> Self {
         self.max_buffered_body_bytes = bytes;
+        self
+    }
+}
+
+/// Limits of `subscriptions/listen` (2026-07-28), whose streams stay open until the client
+/// leaves: how many may be open, per client and in all, and for how long. Set with
+/// [`ServerBuilder::listen`](crate::ServerBuilder::listen).
+///
+/// Defaults: 10,000 open streams in all, 32 per client (an HTTP client address, a stdio
+/// connection), no lifetime limit.
+#[derive(Debug, Clone)]
+pub struct ListenConfig {
+    pub(crate) enabled: bool,
+    pub(crate) max_streams: usize,
+    pub(crate) max_streams_per_peer: usize,
+    pub(crate) max_lifetime: Option<Duration>,
+}
+
+impl Default for ListenConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            max_streams: 10_000,
+            max_streams_per_peer: 32,
+            max_lifetime: None,
+        }
+    }
+}
+
+impl ListenConfig {
+    /// The defaults.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// No `subscriptions/listen` at all, for servers that must not hold streams (some
+    /// serverless platforms): the method answers `-32601` (HTTP 404) and `server/discover`
+    /// advertises neither `listChanged` nor `subscribe`.
+    pub fn off() -> Self {
+        Self {
+            enabled: false,
+            ..Self::default()
+        }
+    }
+
+    /// The most streams open at once (beyond it a listen request gets an error, HTTP 503).
+    #[must_use]
+    pub fn max_streams(mut self, max: usize) -> Self {
+        self.max_streams = max.max(1);
+        self
+    }
+
+    /// The most streams one client holds at once (beyond it, an error; HTTP 429). A client
+    /// is an address over HTTP (behind a proxy, the proxy's), a connection over stdio.
+    #[must_use]
+    pub fn max_streams_per_peer(mut self, max: usize) -> Self {
+        self.max_streams_per_peer = max.max(1);
+        self
+    }
+
+    /// Ends every stream after this long with the graceful closing result, so the client
+    /// listens again (for deployments that cap how long a request may last).
+    #[must_use]
+    pub fn max_lifetime(mut self, lifetime: Duration) -> Self {
+        self.max_lifetime = Some(lifetime);
         self
     }
 }

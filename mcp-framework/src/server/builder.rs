@@ -8,6 +8,7 @@ use arc_swap::ArcSwap;
 use tokio_util::sync::CancellationToken;
 
 use super::Server;
+use crate::admission::Admission;
 use crate::cache::{CachePolicy, Cacheable};
 use crate::catalog::Catalog;
 use crate::error::Error;
@@ -18,9 +19,9 @@ use crate::protocol::{
     ServerCapabilities, keys,
 };
 use crate::registry::set::{PromptSet, ResourceSet, ToolSet, collected};
-use crate::runtime::config::Config;
 #[cfg(feature = "http")]
 use crate::runtime::config::HttpConfig;
+use crate::runtime::config::{Config, ListenConfig};
 use crate::runtime::state::{ServerInner, StateMap};
 
 /// Builds a [`Server`].
@@ -223,6 +224,27 @@ impl ServerBuilder {
         self
     }
 
+    /// Limits of `subscriptions/listen` streams (or [`ListenConfig::off`]).
+    pub fn listen(mut self, listen: ListenConfig) -> Self {
+        self.config.listen = listen;
+        self
+    }
+
+    /// The longest resource URI accepted, in bytes (default 16 KiB): a longer one in
+    /// `resources/read`, `resources/subscribe` or a completion reference gets `-32602`.
+    pub fn max_uri_bytes(mut self, bytes: usize) -> Self {
+        self.config.max_uri_bytes = bytes;
+        self
+    }
+
+    /// The most requests one stdio connection or legacy HTTP session runs at once (default
+    /// 1024); beyond it a request is answered with an error at once (HTTP 429), so the
+    /// answers running requests wait for can still arrive.
+    pub fn max_concurrent_requests(mut self, max: usize) -> Self {
+        self.config.max_concurrent_requests = max.max(1);
+        self
+    }
+
     /// HTTP transport settings.
     #[cfg(feature = "http")]
     pub fn http(mut self, http: HttpConfig) -> Self {
@@ -248,16 +270,18 @@ impl ServerBuilder {
         let mut resources = self.resources.unwrap_or(c_resources);
         resources.items.extend(self.extra_resources.items);
         let catalog = Catalog::from_sets(tools, prompts, resources, self.config.page_size)?;
+        // Change notifications need a stream to travel on: without listen there is none.
+        let streams = self.config.listen.enabled.then_some(true);
         let capabilities = ServerCapabilities {
             tools: Some(ListChangedCapability {
-                list_changed: Some(true),
+                list_changed: streams,
             }),
             prompts: Some(ListChangedCapability {
-                list_changed: Some(true),
+                list_changed: streams,
             }),
             resources: Some(ResourcesCapability {
-                subscribe: Some(true),
-                list_changed: Some(true),
+                subscribe: streams,
+                list_changed: streams,
             }),
             completions: Some(JsonObject::new()),
             logging: Some(JsonObject::new()),
@@ -286,6 +310,11 @@ impl ServerBuilder {
             discover_bytes: OnceLock::new(),
             shutdown: CancellationToken::new(),
             state: self.app_state,
+            listen_slots: Arc::new(Admission::new(
+                "listen streams",
+                self.config.listen.max_streams,
+                self.config.listen.max_streams_per_peer,
+            )),
             config: self.config,
         };
         Ok(Server::from_inner(inner))

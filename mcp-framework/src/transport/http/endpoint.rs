@@ -1,9 +1,12 @@
-//! What every request to the endpoint shares ([`Endpoint`]), and the legacy session a
-//! request names with `Mcp-Session-Id`.
+//! What every request to the endpoint shares ([`Endpoint`]), the legacy session a request
+//! names with `Mcp-Session-Id`, and the client's address.
 
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
+use axum::extract::ConnectInfo;
 use axum::http::HeaderMap;
+use axum::http::request::Parts;
 
 use super::budget::BodyBudget;
 use super::checks::HostPolicy;
@@ -31,4 +34,13 @@ pub(super) fn session_of(
     let id = headers.get(SESSION_HEADER)?;
     let id = id.to_str().unwrap_or_default();
     Some(ep.sessions.get(id).ok_or(()))
+}
+
+/// The client's address, when the server is served with connection info (`serve_http`,
+/// or a router served with `into_make_service_with_connect_info::<SocketAddr>()`).
+pub(super) fn peer_addr(parts: &Parts) -> Option<IpAddr> {
+    parts
+        .extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|info| info.0.ip())
 }

@@ -166,7 +166,7 @@ async fn post(ep: Arc<Endpoint>, parts: Parts, body: Body) -> Response {
             accepted()
         }
         Incoming::Request(request) if LegacySession::is_handshake(&request) => {
-            legacy::initialize(&ep, &request)
+            legacy::initialize(&ep, &parts, &request)
         }
         Incoming::Request(request) => {
             modern::serve_request(ep, parts, request, session, sse_ok).await

@@ -16,12 +16,12 @@ use futures_util::stream;
 use tokio::sync::mpsc;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use super::endpoint::Endpoint;
-use super::response::{error_response, json_response, status_of};
+use super::endpoint::{Endpoint, peer_addr};
+use super::response::{error_response, failure_response, json_response};
 use super::sessions::HttpSession;
 use super::{checks, legacy, listen, sse};
 use crate::dispatch::{Carrier, Reply, dispatch};
-use crate::peer::{HttpParts, Principal, Sink};
+use crate::peer::{HttpParts, PeerId, Principal, Sink};
 use crate::protocol::jsonrpc::Request;
 use crate::protocol::meta::{RequestMeta, read_request_meta};
 use crate::protocol::{ErrorObject, RequestId, codes};
@@ -60,6 +60,7 @@ pub(super) async fn serve_request(
         (None, None)
     };
     let principal = parts.extensions.get::<Principal>().cloned();
+    let peer = peer_addr(&parts).map(PeerId::Addr);
     let http = Arc::new(HttpParts {
         headers: parts.headers,
         principal,
@@ -71,6 +72,7 @@ pub(super) async fn serve_request(
         http: Some(http),
         meta: Some((meta, raw_meta)),
         close_stream: None,
+        peer,
     };
     let server = ep.server.clone();
     let mut fut: ReplyFuture = Box::pin(async move { dispatch(&server, request, carrier).await });
@@ -109,7 +111,7 @@ fn finish(ep: &Endpoint, id: &RequestId, reply: Reply, guard: DropGuard) -> Resp
             drop(guard.disarm());
             json_response(StatusCode::OK, Reply::result_message(id, &bytes))
         }
-        Reply::Error(e, failure) => error_response(status_of(failure), Some(id), &e),
+        Reply::Error(e, failure) => failure_response(failure, id, &e),
         Reply::Cancelled => error_response(
             StatusCode::OK,
             Some(id),

@@ -41,7 +41,41 @@ pub(super) fn status_of(failure: Failure) -> StatusCode {
         Failure::BadRequest => StatusCode::BAD_REQUEST,
         Failure::NotFound => StatusCode::NOT_FOUND,
         Failure::Answered => StatusCode::OK,
+        Failure::Busy => StatusCode::TOO_MANY_REQUESTS,
+        Failure::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
     }
+}
+
+/// The answer to a failed request: its status, and `Retry-After` when a limit refused it.
+pub(super) fn failure_response(failure: Failure, id: &RequestId, error: &ErrorObject) -> Response {
+    match failure {
+        Failure::Busy => busy_response(Some(id), error),
+        Failure::Unavailable => unavailable(Some(id), error),
+        _ => error_response(status_of(failure), Some(id), error),
+    }
+}
+
+/// How long a refused client is told to wait (`Retry-After`, seconds).
+const RETRY_AFTER_SECS: &str = "1";
+
+/// `429 Too Many Requests` with `Retry-After`: a limit of what one client may hold.
+pub(super) fn busy_response(id: Option<&RequestId>, error: &ErrorObject) -> Response {
+    let mut r = error_response(StatusCode::TOO_MANY_REQUESTS, id, error);
+    r.headers_mut().insert(
+        header::RETRY_AFTER,
+        HeaderValue::from_static(RETRY_AFTER_SECS),
+    );
+    r
+}
+
+/// `503 Service Unavailable` with `Retry-After`: a limit of what the server holds in all.
+pub(super) fn unavailable(id: Option<&RequestId>, error: &ErrorObject) -> Response {
+    let mut r = error_response(StatusCode::SERVICE_UNAVAILABLE, id, error);
+    r.headers_mut().insert(
+        header::RETRY_AFTER,
+        HeaderValue::from_static(RETRY_AFTER_SECS),
+    );
+    r
 }
 
 pub(super) fn accepted() -> Response {
