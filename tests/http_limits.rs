@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use mcp_framework::{HttpConfig, Server};
 use serde_json::{Value, json};
 use tests::fixture::server_with;
+use tests::wire::request;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
 
@@ -27,9 +28,7 @@ async fn start(config: HttpConfig) -> (SocketAddr, Server) {
 
 /// A `tools/list` request, its body padded with `pad` spaces.
 fn tools_list(pad: usize) -> String {
-    let body = json!({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{
-        "io.modelcontextprotocol/protocolVersion":"2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities":{}}}});
+    let body = request(1, "tools/list", json!({}));
     format!("{body}{}", " ".repeat(pad))
 }
 
@@ -317,11 +316,8 @@ async fn shutdown_stops_accepting_and_lets_requests_finish() {
     let s = server.clone();
     let serving = tokio::spawn(async move { s.serve_http_listener(listener, "/mcp").await });
 
-    let body = json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{
-        "name":"count","arguments":{"n":3,"delay_ms":200},"_meta":{
-        "io.modelcontextprotocol/protocolVersion":"2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities":{}}}})
-    .to_string();
+    let call = json!({"name":"count","arguments":{"n":3,"delay_ms":200}});
+    let body = request(2, "tools/call", call).to_string();
     let mut busy = TcpStream::connect(addr).await.unwrap();
     busy.write_all(
         format!(
