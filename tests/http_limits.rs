@@ -248,7 +248,7 @@ async fn connections_beyond_the_limit_wait_for_a_free_one() {
 }
 
 #[tokio::test]
-async fn a_full_server_closes_idle_connections_to_make_room() {
+async fn a_full_server_closes_idle_and_silent_connections_to_make_room() {
     let (addr, _server) = start(HttpConfig::new().max_connections(1)).await;
     let mut idle = TcpStream::connect(addr).await.unwrap();
     idle.write_all(whole(0).as_bytes()).await.unwrap();
@@ -261,6 +261,20 @@ async fn a_full_server_closes_idle_connections_to_make_room() {
     assert_eq!(answer(&mut next).await.status, 200);
     assert!(start.elapsed() < PATIENCE);
     closed(&mut idle, false).await;
+    drop(next);
+
+    // Nor does a connection that has sent nothing (the header timeout is 10 s) keep the
+    // place; one that has begun its request does.
+    let mut silent = TcpStream::connect(addr).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut next = TcpStream::connect(addr).await.unwrap();
+    next.write_all(b"POST /mcp HTTP/1.1\r\n").await.unwrap();
+    closed(&mut silent, false).await;
+    let mut third = TcpStream::connect(addr).await.unwrap();
+    third.write_all(whole(0).as_bytes()).await.unwrap();
+    assert!(stays_open(&mut third, Duration::from_millis(500)).await);
+    drop(next);
+    assert_eq!(answer(&mut third).await.status, 200);
 }
 
 #[tokio::test]

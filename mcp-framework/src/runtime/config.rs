@@ -232,8 +232,8 @@ impl HttpConfig {
     }
 
     /// The most connections served at once (at least 1). Further connections wait in the
-    /// listener's backlog until one closes; while the server is full, connections idle
-    /// between requests are closed to make room. By default: the process's soft open-file
+    /// listener's backlog until one closes; while the server is full, idle connections
+    /// (between requests, or silent since they were accepted) are closed to make room. By default: the process's soft open-file
     /// limit (`ulimit -n`) less 64 descriptors for everything else, between 64 and 10,000
     /// (10,000 where the limit cannot be read), so that accepting never runs out of file
     /// descriptors. Only when served by [`Server::serve_http`](crate::Server::serve_http)

@@ -4,8 +4,8 @@
 //! [`connection::serve`], with its timers.
 //!
 //! Beyond the limit, new connections wait in the listener's backlog: the loop takes a
-//! permit before it accepts. While it waits, connections idle between requests are asked to
-//! close. An accept error other than a connection's own (`EMFILE`, `ENFILE`, `ENOBUFS`,
+//! permit before it accepts. While it waits, idle connections (between requests, or silent
+//! since they were accepted) are asked to close. An accept error other than a connection's own (`EMFILE`, `ENFILE`, `ENOBUFS`,
 //! `ENOMEM`) pauses the loop, from 10 ms doubling up to 1 s, instead of spinning.
 
 use std::io;

@@ -44,8 +44,8 @@ pub(super) struct Timeouts {
 /// Where a connection is, for its timers.
 #[derive(Debug, Clone, Copy)]
 enum Phase {
-    /// Accepted, no request yet.
-    Fresh,
+    /// Accepted, no request yet; `true` once bytes have arrived.
+    Fresh(bool),
     /// This many requests whose responses are not finished.
     Busy(usize),
     /// No request since this instant.
@@ -85,7 +85,7 @@ impl Activity {
             accepted: Instant::now(),
             timeouts,
             state: Mutex::new(State {
-                phase: Phase::Fresh,
+                phase: Phase::Fresh(false),
                 h2: false,
             }),
             changed: Notify::new(),
@@ -99,10 +99,14 @@ impl Activity {
     /// Bytes arrived from the peer.
     fn on_read(&self) {
         let mut s = self.state();
-        if let (Phase::Idle(_), false) = (s.phase, s.h2) {
-            s.phase = Phase::Head(Instant::now());
-            drop(s);
-            self.changed.notify_one();
+        match (s.phase, s.h2) {
+            (Phase::Fresh(false), _) => s.phase = Phase::Fresh(true),
+            (Phase::Idle(_), false) => {
+                s.phase = Phase::Head(Instant::now());
+                drop(s);
+                self.changed.notify_one();
+            }
+            _ => {}
         }
     }
 
@@ -125,9 +129,10 @@ impl Activity {
         self.changed.notify_one();
     }
 
-    /// Whether no request is in progress and none has begun arriving.
+    /// Whether no request is in progress and none has begun arriving (between requests,
+    /// or accepted and silent so far): closing it loses nothing.
     fn is_idle(&self) -> bool {
-        matches!(self.state().phase, Phase::Idle(_))
+        matches!(self.state().phase, Phase::Idle(_) | Phase::Fresh(false))
     }
 
     /// When the current phase runs out, and why.
@@ -135,7 +140,7 @@ impl Activity {
         let t = self.timeouts;
         let (from, after, why) = match self.state().phase {
             Phase::Busy(_) => return None,
-            Phase::Fresh => (self.accepted, t.header, Expired::Header),
+            Phase::Fresh(_) => (self.accepted, t.header, Expired::Header),
             Phase::Head(at) => (at, t.header, Expired::Header),
             Phase::Idle(at) => (at, t.idle, Expired::Idle),
         };
@@ -378,8 +383,10 @@ mod tests {
             a.deadline(),
             Some((start + Duration::from_secs(10), Expired::Header))
         );
+        assert!(a.is_idle(), "silent so far");
         a.on_read(); // a new connection's bytes do not move its deadline
         assert_eq!(a.deadline().unwrap().0, start + Duration::from_secs(10));
+        assert!(!a.is_idle());
         a.request_started(Version::HTTP_11);
         a.request_started(Version::HTTP_11);
         assert_eq!(a.deadline(), None);
