@@ -55,7 +55,7 @@ impl Default for Config {
 /// 15 s.
 ///
 /// Slow and greedy clients, wherever the endpoint runs: a body must arrive within 30 s
-/// (else `408`), and the bodies being received share a budget of 64 MiB (beyond it `503`).
+/// (else `408`), and the bodies being received share a budget of 32 MiB (beyond it `503`).
 /// Served by [`Server::serve_http`](crate::Server::serve_http),
 /// [`serve_http_listener`](crate::Server::serve_http_listener) or [`run`](crate::Server::run)
 /// (not for a [`router`](crate::Server::router) you mount in your own server), also: a
@@ -113,7 +113,7 @@ impl Default for HttpConfig {
             body_read_timeout: Duration::from_secs(30),
             connection_idle_timeout: Duration::from_secs(75),
             max_connections: None,
-            max_buffered_body_bytes: 64 * 1024 * 1024,
+            max_buffered_body_bytes: 32 * 1024 * 1024,
         }
     }
 }
@@ -245,7 +245,7 @@ impl HttpConfig {
     }
 
     /// The most body bytes buffered at once across every request being received (default
-    /// 64 MiB). A body reserves its `Content-Length` before it is read (a chunked body,
+    /// 32 MiB: eight bodies of the default 4 MiB limit, or thousands of ordinary messages). A body reserves its `Content-Length` before it is read (a chunked body,
     /// as it grows); one that does not fit is answered with `503 Service Unavailable` and
     /// `Retry-After: 1`. Bodies over 1/64 of the budget may fill only 3/4 of it, so that a
     /// few large uploads (or stalled ones) cannot lock out ordinary small messages; a body

@@ -91,7 +91,7 @@ pub(super) async fn read(
     if !reservation.grow_to(declared.unwrap_or(0)) {
         return Err(BodyError::Busy);
     }
-    let collect = collect(body, limits.max_bytes, &mut reservation);
+    let collect = collect(body, limits.max_bytes, declared, &mut reservation);
     let bytes = match limits.timeout {
         Duration::MAX => collect.await,
         timeout => tokio::time::timeout(timeout, collect)
@@ -102,10 +102,12 @@ pub(super) async fn read(
 }
 
 /// The body's bytes, growing `reservation` as they come (a body with a `Content-Length`
-/// reserved it up front); a body of one chunk is not copied.
+/// reserved it up front); a body of one chunk is not copied, one of several is copied once
+/// into a buffer of its declared length.
 async fn collect(
     body: Body,
     max_bytes: usize,
+    declared: Option<usize>,
     reservation: &mut Reservation,
 ) -> Result<Bytes, BodyError> {
     let mut stream = body.into_data_stream();
@@ -125,7 +127,7 @@ async fn collect(
             None => first = Some(chunk),
             Some(head) => {
                 if rest.is_empty() {
-                    rest.reserve(len);
+                    rest.reserve(declared.unwrap_or(len).max(len));
                     rest.extend_from_slice(head);
                 }
                 rest.extend_from_slice(&chunk);
@@ -137,4 +139,63 @@ async fn collect(
     } else {
         rest.freeze()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunked(parts: &'static [&'static str]) -> Body {
+        let chunks = parts
+            .iter()
+            .map(|p| Ok::<_, std::io::Error>(Bytes::from_static(p.as_bytes())));
+        Body::from_stream(futures_util::stream::iter(chunks))
+    }
+
+    fn limits(max_bytes: usize) -> BodyLimits {
+        BodyLimits {
+            max_bytes,
+            timeout: Duration::from_secs(5),
+        }
+    }
+
+    #[tokio::test]
+    async fn chunks_are_joined_within_the_limits() {
+        let budget = Arc::new(BodyBudget::new(1 << 20));
+        let mut headers = HeaderMap::new();
+        let (bytes, held) = read(
+            &budget,
+            limits(100),
+            &headers,
+            chunked(&["{\"a\"", ":", "1}"]),
+        )
+        .await
+        .unwrap();
+        assert_eq!(&bytes[..], b"{\"a\":1}");
+        drop(held);
+        let too_large = read(&budget, limits(5), &headers, chunked(&["{\"a\"", ":1}"])).await;
+        assert!(matches!(too_large, Err(BodyError::TooLarge(5))));
+        headers.insert(header::CONTENT_LENGTH, HeaderValue::from_static("7"));
+        let (bytes, _held) = read(&budget, limits(100), &headers, chunked(&["{\"a\"", ":1}"]))
+            .await
+            .unwrap();
+        assert_eq!(&bytes[..], b"{\"a\":1}");
+        headers.insert(header::CONTENT_LENGTH, HeaderValue::from_static("101"));
+        let declared = read(&budget, limits(100), &headers, chunked(&[])).await;
+        assert!(matches!(declared, Err(BodyError::TooLarge(100))));
+    }
+
+    #[tokio::test]
+    async fn a_full_budget_refuses() {
+        let budget = Arc::new(BodyBudget::new(64));
+        let mut hog = Reservation::new(budget.clone());
+        assert!(hog.grow_to(60));
+        let mut headers = HeaderMap::new();
+        headers.insert(header::CONTENT_LENGTH, HeaderValue::from_static("10"));
+        let refused = read(&budget, limits(100), &headers, chunked(&["0123456789"])).await;
+        assert!(matches!(refused, Err(BodyError::Busy)));
+        let answer = refused.unwrap_err().into_response();
+        assert_eq!(answer.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(answer.headers()[header::RETRY_AFTER], "1");
+    }
 }
