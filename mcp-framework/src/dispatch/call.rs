@@ -17,6 +17,7 @@ use crate::protocol::{ErrorObject, ProtocolVersion, codes};
 use crate::registry::handler::ResourceRequest;
 use crate::render;
 use crate::runtime::state::ServerInner;
+use crate::telemetry::span;
 
 pub(super) async fn call_tool(
     server: &Arc<ServerInner>,
@@ -67,7 +68,12 @@ pub(super) async fn call_tool(
     };
     let fut = (entry.call)(arguments, prepared.cx.clone());
     execute(server, &prepared, fut, |outcome| match outcome {
-        Ok(result) => Reply::Result(render::tool_result(server, version, &entry, result)),
+        Ok(result) => {
+            if result.is_error == Some(true) {
+                span::record_error(&tracing::Span::current(), "tool_error");
+            }
+            Reply::Result(render::tool_result(server, version, &entry, result))
+        }
         Err(e) => Reply::error(e),
     })
     .await

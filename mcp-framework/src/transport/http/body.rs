@@ -13,8 +13,9 @@ use bytes::{Bytes, BytesMut};
 use futures_util::StreamExt as _;
 
 use super::budget::{BodyBudget, Reservation};
-use super::checks::too_large;
-use super::response::rejection;
+use super::checks::Rejected;
+use super::response::{rejection, unavailable};
+use crate::protocol::{ErrorObject, codes};
 
 /// Why a body was not received.
 #[derive(Debug, thiserror::Error)]
@@ -37,7 +38,7 @@ impl BodyError {
     /// The answer to a request whose body was not received.
     pub(super) fn into_response(self) -> Response {
         match self {
-            Self::TooLarge(limit) => too_large(limit),
+            Self::TooLarge(limit) => Rejected::TooLarge(limit).into_response(),
             Self::TimedOut(_) => {
                 let mut r = rejection(
                     StatusCode::REQUEST_TIMEOUT,
@@ -47,15 +48,13 @@ impl BodyError {
                     .insert(header::CONNECTION, HeaderValue::from_static("close"));
                 r
             }
-            Self::Busy => {
-                let mut r = rejection(
-                    StatusCode::SERVICE_UNAVAILABLE,
+            Self::Busy => unavailable(
+                None,
+                &ErrorObject::new(
+                    codes::INVALID_REQUEST,
                     "Service Unavailable: too many request bodies are being received, retry later",
-                );
-                r.headers_mut()
-                    .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-                r
-            }
+                ),
+            ),
             Self::Read(_) => rejection(
                 StatusCode::BAD_REQUEST,
                 "Bad Request: the body could not be read",

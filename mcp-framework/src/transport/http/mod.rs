@@ -6,19 +6,24 @@
 //! `subscriptions/listen` answers with a long-lived SSE stream ([`listen`]). Closing a
 //! response stream cancels its request. Legacy peers (`initialize`) get a `Mcp-Session-Id`
 //! and the 2025-11-25 behaviour on the same endpoint ([`legacy`], [`sessions`],
-//! [`resumable`]). Before any of that, [`checks`] guard the endpoint, and [`body`] receives a
-//! POST body within its limits. [`serve`] runs the endpoint on a listener: [`accept`] and
-//! [`connection`] own the connections and their timers.
+//! [`resumable`]). Before any of that, [`checks`] guard the endpoint (the host, through a
+//! trusted [`proxy`], the origin, media types, sizes), [`cors`] answers browsers'
+//! preflights, and [`body`] receives a POST body within its limits. [`serve`] runs the
+//! endpoint on a listener: [`accept`] and [`connection`] own the connections and their
+//! timers.
 
 mod accept;
 mod body;
 mod budget;
 mod checks;
 mod connection;
+mod cors;
 mod endpoint;
+mod fields;
 mod legacy;
 mod listen;
 mod modern;
+mod proxy;
 mod response;
 mod resumable;
 mod sessions;
@@ -38,59 +43,75 @@ pub(crate) use budget::BodyBudget;
 pub(crate) use sessions::Sessions;
 
 use self::body::BodyLimits;
-use self::checks::HostPolicy;
+pub(crate) use self::checks::ConfigError;
+use self::checks::{Guard, Rejected, media};
 use self::endpoint::{Endpoint, session_of};
-use self::response::{accepted, error_response, method_not_allowed, rejection, session_not_found};
+use self::response::{accepted, error_response, method_not_allowed, session_not_found};
 use crate::dispatch::on_notification;
 use crate::error::Error;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::jsonrpc::{Incoming, parse_message};
 use crate::protocol::meta::read_request_meta;
+use crate::runtime::config::HttpConfig;
 use crate::runtime::state::ServerInner;
 use crate::session::legacy::LegacySession;
 
-/// The MCP endpoint at `path`. `bound` is the address it is served on, when known (a
-/// loopback address turns on the loopback-only `Host` check).
+/// Whether the hosts, origins and proxies of `config` parse (what
+/// [`router`] needs of them).
+pub(crate) fn check_config(config: &HttpConfig) -> Result<(), ConfigError> {
+    Guard::new(config, None).map(drop)
+}
+
+/// The MCP endpoint at `path`, with the checks and CORS of `config` (the server's
+/// settings, or those plus the command line's; checked by [`check_config`] beforehand).
+/// `bound` is the address it is served on, when known (a loopback address turns on the
+/// loopback-only `Host` check).
 pub(crate) fn router(
     server: Arc<ServerInner>,
     sessions: Arc<Sessions>,
     budget: Arc<BodyBudget>,
     path: &str,
     bound: Option<SocketAddr>,
+    config: &HttpConfig,
 ) -> Router {
-    let hosts = HostPolicy::new(&server.config.http, bound);
+    let guard = Guard::new(config, bound).expect("HttpConfig is checked before it is served");
+    let cors = cors::layer(config, &guard.origins);
     let endpoint = Arc::new(Endpoint {
         server,
         sessions,
         budget,
-        hosts,
+        guard,
     });
-    Router::new()
-        .route(path, axum::routing::any(handle))
-        .with_state(endpoint)
+    let route = axum::routing::any(handle);
+    let route = match cors {
+        Some(cors) => route.layer(cors),
+        None => route,
+    };
+    Router::new().route(path, route).with_state(endpoint)
 }
 
 /// Serves the endpoint on a bound listener until the server shuts down and the connections
-/// have finished their requests.
+/// have finished their requests; every request carries its peer's address
+/// (`ConnectInfo<SocketAddr>`, for trusted proxies).
 pub(crate) async fn serve(
     server: Arc<ServerInner>,
     sessions: Arc<Sessions>,
     budget: Arc<BodyBudget>,
     listener: tokio::net::TcpListener,
     path: &str,
+    config: &HttpConfig,
 ) -> Result<(), Error> {
     let local = listener.local_addr()?;
     let shutdown = server.shutdown.clone();
-    let config = server.config.http.clone();
-    let router = router(server, sessions, budget, path, Some(local));
-    accept::serve(listener, router, &config, shutdown).await;
+    let router = router(server, sessions, budget, path, Some(local), config);
+    accept::serve(listener, router, config, shutdown).await;
     Ok(())
 }
 
 async fn handle(State(ep): State<Arc<Endpoint>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
-    if let Some(rejection) = checks::check_security(&ep.server.config.http, &ep.hosts, &parts) {
-        return rejection;
+    if let Err(rejected) = ep.guard.check(&parts) {
+        return rejected.into_response();
     }
     match parts.method {
         Method::POST => post(ep, parts, body).await,
@@ -101,15 +122,12 @@ async fn handle(State(ep): State<Arc<Endpoint>>, request: Request) -> Response {
 }
 
 async fn post(ep: Arc<Endpoint>, parts: Parts, body: Body) -> Response {
-    let Some(sse_ok) = checks::accepts(&parts.headers) else {
-        return rejection(
-            StatusCode::NOT_ACCEPTABLE,
-            "Not Acceptable: accept application/json and text/event-stream",
-        );
+    let answer = match media::negotiate(&parts.headers)
+        .and_then(|answer| media::check_content_type(&parts.headers).map(|()| answer))
+    {
+        Ok(answer) => answer,
+        Err(e) => return Rejected::from(e).into_response(),
     };
-    if let Some(rejection) = checks::check_content_type(&parts.headers) {
-        return rejection;
-    }
     let config = &ep.server.config;
     let limits = BodyLimits {
         max_bytes: config
@@ -166,10 +184,10 @@ async fn post(ep: Arc<Endpoint>, parts: Parts, body: Body) -> Response {
             accepted()
         }
         Incoming::Request(request) if LegacySession::is_handshake(&request) => {
-            legacy::initialize(&ep, &parts, &request)
+            legacy::initialize(&ep, &parts, &request, answer)
         }
         Incoming::Request(request) => {
-            modern::serve_request(ep, parts, request, session, sse_ok).await
+            modern::serve_request(ep, parts, request, session, answer).await
         }
     }
 }
