@@ -54,17 +54,32 @@ impl Default for Config {
 /// most 10,000 at once, their resumable streams keep at most 1 MiB of messages for replay
 /// per session and 64 MiB in all; long-lived streams get a keep-alive comment every 15 s.
 ///
+/// Slow and greedy clients, wherever the endpoint runs: a body must arrive within 30 s
+/// (else `408`), and the bodies being received share a budget of 32 MiB (beyond it `503`).
+/// Served by [`Server::serve_http`](crate::Server::serve_http),
+/// [`serve_http_listener`](crate::Server::serve_http_listener) or [`run`](crate::Server::run)
+/// (not for a [`router`](crate::Server::router) you mount in your own server), also: a
+/// request head must arrive within 10 s, a connection idle for 75 s between requests is
+/// closed, and at most [`max_connections`](Self::max_connections) connections are served at
+/// once (by default a little under the process's open-file limit, at most 10,000).
+///
 /// Hosts, origins and proxies are checked by [`ServerBuilder::build`](crate::ServerBuilder::build),
 /// which fails with [`Error::Config`](crate::Error::Config) on one that does not parse.
 ///
 /// ```
+/// use std::time::Duration;
 /// use mcp_framework::HttpConfig;
 ///
 /// // Behind nginx on the same machine, serving a browser app on another origin.
 /// let config = HttpConfig::new()
 ///     .allow_host("mcp.example.com")
 ///     .trust_proxy("127.0.0.1")
-///     .allow_origin("https://app.example.com");
+///     .allow_origin("https://app.example.com")
+///     .header_read_timeout(Duration::from_secs(5))
+///     .body_read_timeout(Duration::from_secs(10))
+///     .connection_idle_timeout(Duration::from_secs(120))
+///     .max_connections(2_000)
+///     .max_buffered_body_bytes(128 * 1024 * 1024);
 /// # let _ = config;
 /// ```
 #[cfg(feature = "http")]
@@ -83,6 +98,12 @@ pub struct HttpConfig {
     pub(crate) replay_bytes_per_session: usize,
     pub(crate) replay_bytes_total: usize,
     pub(crate) keep_alive: Duration,
+    pub(crate) header_read_timeout: Duration,
+    pub(crate) body_read_timeout: Duration,
+    pub(crate) connection_idle_timeout: Duration,
+    /// `None`: derived from the open-file limit when serving starts.
+    pub(crate) max_connections: Option<usize>,
+    pub(crate) max_buffered_body_bytes: usize,
 }
 
 #[cfg(feature = "http")]
@@ -100,6 +121,11 @@ impl Default for HttpConfig {
             replay_bytes_per_session: 1024 * 1024,
             replay_bytes_total: 64 * 1024 * 1024,
             keep_alive: Duration::from_secs(15),
+            header_read_timeout: Duration::from_secs(10),
+            body_read_timeout: Duration::from_secs(30),
+            connection_idle_timeout: Duration::from_secs(75),
+            max_connections: None,
+            max_buffered_body_bytes: 32 * 1024 * 1024,
         }
     }
 }
@@ -215,6 +241,68 @@ impl HttpConfig {
     #[must_use]
     pub fn keep_alive(mut self, interval: Duration) -> Self {
         self.keep_alive = interval;
+        self
+    }
+
+    /// How long a request head (request line and headers) may take to arrive (default
+    /// 10 s). It counts from the head's first byte, so a client trickling bytes cannot
+    /// stretch it; a new connection must deliver its first head within this time of being
+    /// accepted (on HTTP/2, which multiplexes, that is the only time it applies). The
+    /// connection is closed when it runs out. Only when served by
+    /// [`Server::serve_http`](crate::Server::serve_http) and its siblings (an app that mounts
+    /// [`Server::router`](crate::Server::router) in its own server sets its own).
+    /// `Duration::MAX` turns it off.
+    #[must_use]
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.header_read_timeout = timeout;
+        self
+    }
+
+    /// How long a request body may take to arrive, from the end of its head to its last byte
+    /// (default 30 s). A body still incomplete then is answered with `408 Request Timeout`
+    /// (a JSON-RPC error without id) and the connection is closed. It applies to a mounted
+    /// [`Server::router`](crate::Server::router) too. `Duration::MAX` turns it off.
+    #[must_use]
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.body_read_timeout = timeout;
+        self
+    }
+
+    /// How long a connection may stay open between requests, with no request in progress
+    /// (default 75 s, longer than the 60 s idle timeout common in load balancers, so that
+    /// they close first). Long-lived response streams are requests in progress: they are
+    /// not idle. Only when served by [`Server::serve_http`](crate::Server::serve_http) and
+    /// its siblings. `Duration::MAX` turns it off.
+    #[must_use]
+    pub fn connection_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.connection_idle_timeout = timeout;
+        self
+    }
+
+    /// The most connections served at once (at least 1). Further connections wait in the
+    /// listener's backlog until one closes; while the server is full, idle connections
+    /// (between requests, or silent since they were accepted) are closed to make room. By default: the process's soft open-file
+    /// limit (`ulimit -n`) less 64 descriptors for everything else, between 64 and 10,000
+    /// (10,000 where the limit cannot be read), so that accepting never runs out of file
+    /// descriptors. Only when served by [`Server::serve_http`](crate::Server::serve_http)
+    /// and its siblings.
+    #[must_use]
+    pub fn max_connections(mut self, max: usize) -> Self {
+        self.max_connections = Some(max.max(1));
+        self
+    }
+
+    /// The most body bytes buffered at once across every request being received (default
+    /// 32 MiB: eight bodies of the default 4 MiB limit, or thousands of ordinary messages). A body reserves its `Content-Length` before it is read (a chunked body,
+    /// as it grows); one that does not fit is answered with `503 Service Unavailable` and
+    /// `Retry-After: 1`. Bodies over 1/64 of the budget may fill only 3/4 of it, so that a
+    /// few large uploads (or stalled ones) cannot lock out ordinary small messages; a body
+    /// within the size limit is always admitted when nothing else is buffered. It applies
+    /// to a mounted [`Server::router`](crate::Server::router) too (one budget per
+    /// [`Server`](crate::Server)).
+    #[must_use]
+    pub fn max_buffered_body_bytes(mut self, bytes: usize) -> Self {
+        self.max_buffered_body_bytes = bytes;
         self
     }
 }

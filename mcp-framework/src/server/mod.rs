@@ -19,7 +19,7 @@ use crate::protocol::{ErrorObject, Implementation};
 use crate::runtime::handle::ServerHandle;
 use crate::runtime::state::ServerInner;
 #[cfg(feature = "http")]
-use crate::transport::http::{self, Sessions};
+use crate::transport::http::{self, BodyBudget, Sessions};
 use crate::transport::stdio;
 
 /// An MCP server: what it serves and how. Cheap to clone. Serve it with
@@ -31,6 +31,9 @@ pub struct Server {
     /// Legacy HTTP sessions by `Mcp-Session-Id`, shared by every router of this server.
     #[cfg(feature = "http")]
     sessions: Arc<Sessions>,
+    /// The bytes request bodies being received may buffer together, shared likewise.
+    #[cfg(feature = "http")]
+    body_budget: Arc<BodyBudget>,
 }
 
 impl fmt::Debug for Server {
@@ -45,6 +48,8 @@ impl Server {
         Self {
             #[cfg(feature = "http")]
             sessions: Arc::new(Sessions::new(&inner.config.http)),
+            #[cfg(feature = "http")]
+            body_budget: Arc::new(BodyBudget::new(inner.config.http.max_buffered_body_bytes)),
             inner: Arc::new(inner),
         }
     }
@@ -112,6 +117,7 @@ impl Server {
         http::router(
             self.inner.clone(),
             self.sessions.clone(),
+            self.body_budget.clone(),
             path,
             None,
             &self.inner.config.http,
@@ -138,6 +144,7 @@ impl Server {
         http::serve(
             self.inner.clone(),
             self.sessions.clone(),
+            self.body_budget.clone(),
             listener,
             path,
             config,
@@ -207,6 +214,7 @@ impl Server {
                 http::serve(
                     self.inner.clone(),
                     self.sessions.clone(),
+                    self.body_budget.clone(),
                     listener,
                     &path,
                     &config,

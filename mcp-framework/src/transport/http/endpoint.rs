@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use axum::http::HeaderMap;
 
+use super::budget::BodyBudget;
 use super::checks::Guard;
 use super::sessions::{HttpSession, Sessions};
 use crate::runtime::state::ServerInner;
@@ -16,6 +17,8 @@ pub(super) const SESSION_HEADER: &str = "mcp-session-id";
 pub(super) struct Endpoint {
     pub(super) server: Arc<ServerInner>,
     pub(super) sessions: Arc<Sessions>,
+    /// The bytes every body being received may buffer together.
+    pub(super) budget: Arc<BodyBudget>,
     pub(super) guard: Guard,
 }
 

@@ -7,10 +7,16 @@
 //! response stream cancels its request. Legacy peers (`initialize`) get a `Mcp-Session-Id`
 //! and the 2025-11-25 behaviour on the same endpoint ([`legacy`], [`sessions`],
 //! [`resumable`]). Before any of that, [`checks`] guard the endpoint (the host, through a
-//! trusted [`proxy`], the origin, media types, sizes), and [`cors`] answers browsers'
-//! preflights.
+//! trusted [`proxy`], the origin, media types, sizes), [`cors`] answers browsers'
+//! preflights, and [`body`] receives a POST body within its limits. [`serve`] runs the
+//! endpoint on a listener: [`accept`] and [`connection`] own the connections and their
+//! timers.
 
+mod accept;
+mod body;
+mod budget;
 mod checks;
+mod connection;
 mod cors;
 mod endpoint;
 mod fields;
@@ -33,8 +39,10 @@ use axum::http::request::Parts;
 use axum::http::{Method, StatusCode};
 use axum::response::Response;
 
+pub(crate) use budget::BodyBudget;
 pub(crate) use sessions::Sessions;
 
+use self::body::BodyLimits;
 pub(crate) use self::checks::ConfigError;
 use self::checks::{Guard, Rejected, media};
 use self::endpoint::{Endpoint, session_of};
@@ -61,6 +69,7 @@ pub(crate) fn check_config(config: &HttpConfig) -> Result<(), ConfigError> {
 pub(crate) fn router(
     server: Arc<ServerInner>,
     sessions: Arc<Sessions>,
+    budget: Arc<BodyBudget>,
     path: &str,
     bound: Option<SocketAddr>,
     config: &HttpConfig,
@@ -70,6 +79,7 @@ pub(crate) fn router(
     let endpoint = Arc::new(Endpoint {
         server,
         sessions,
+        budget,
         guard,
     });
     let route = axum::routing::any(handle);
@@ -80,24 +90,21 @@ pub(crate) fn router(
     Router::new().route(path, route).with_state(endpoint)
 }
 
-/// Serves the endpoint on a bound listener until the server shuts down; every request
-/// carries its peer's address (`ConnectInfo<SocketAddr>`, for trusted proxies).
+/// Serves the endpoint on a bound listener until the server shuts down and the connections
+/// have finished their requests; every request carries its peer's address
+/// (`ConnectInfo<SocketAddr>`, for trusted proxies).
 pub(crate) async fn serve(
     server: Arc<ServerInner>,
     sessions: Arc<Sessions>,
+    budget: Arc<BodyBudget>,
     listener: tokio::net::TcpListener,
     path: &str,
     config: &HttpConfig,
 ) -> Result<(), Error> {
     let local = listener.local_addr()?;
     let shutdown = server.shutdown.clone();
-    let router = router(server, sessions, path, Some(local), config);
-    axum::serve(
-        listener,
-        router.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(async move { shutdown.cancelled().await })
-    .await?;
+    let router = router(server, sessions, budget, path, Some(local), config);
+    accept::serve(listener, router, config, shutdown).await;
     Ok(())
 }
 
@@ -122,17 +129,24 @@ async fn post(ep: Arc<Endpoint>, parts: Parts, body: Body) -> Response {
         Err(e) => return Rejected::from(e).into_response(),
     };
     let config = &ep.server.config;
-    let limit = config
-        .http
-        .max_body_bytes
-        .unwrap_or(config.max_message_bytes);
-    if checks::declared_too_large(&parts.headers, limit) {
-        return Rejected::TooLarge(limit).into_response();
-    }
-    let Ok(bytes) = axum::body::to_bytes(body, limit).await else {
-        return Rejected::TooLarge(limit).into_response();
+    let limits = BodyLimits {
+        max_bytes: config
+            .http
+            .max_body_bytes
+            .unwrap_or(config.max_message_bytes),
+        timeout: config.http.body_read_timeout,
     };
-    let message = match parse_message(&bytes) {
+    let (bytes, reservation) = match body::read(&ep.budget, limits, &parts.headers, body).await {
+        Ok(received) => received,
+        Err(e) => {
+            tracing::debug!(error = %e, "request body refused");
+            return e.into_response();
+        }
+    };
+    let parsed = parse_message(&bytes);
+    // The body is no longer buffered once parsed.
+    drop((bytes, reservation));
+    let message = match parsed {
         Ok(m) => m,
         Err(rejected) => {
             return error_response(

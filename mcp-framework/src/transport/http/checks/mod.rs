@@ -14,7 +14,7 @@ pub(crate) mod origin;
 use std::net::SocketAddr;
 
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 
 use self::authority::AuthorityError;
@@ -123,12 +123,4 @@ impl Guard {
             Err(Rejected::HostNotAllowed)
         }
     }
-}
-
-/// Whether `Content-Length` already says the body is over `limit`.
-pub(crate) fn declared_too_large(headers: &HeaderMap, limit: usize) -> bool {
-    headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok()?.parse::<usize>().ok())
-        .is_some_and(|n| n > limit)
 }
