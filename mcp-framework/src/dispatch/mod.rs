@@ -10,6 +10,7 @@ mod call;
 mod carrier;
 mod complete;
 mod era;
+mod item;
 mod reply;
 mod run;
 mod views;
