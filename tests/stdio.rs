@@ -10,22 +10,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 fn binary() -> PathBuf {
-    // target/debug/deps/stdio-… → target/debug/everything
-    let exe = std::env::current_exe().expect("test binary path");
-    let dir = exe
-        .parent()
-        .and_then(|p| p.parent())
-        .expect("target dir")
-        .to_path_buf();
-    let bin = dir.join("everything");
-    if !bin.exists() {
-        let status = std::process::Command::new(env!("CARGO"))
-            .args(["build", "-p", "examples", "--bin", "everything"])
-            .status()
-            .expect("cargo runs");
-        assert!(status.success(), "building examples/everything failed");
-    }
-    bin
+    tests::example_binary("everything")
 }
 
 struct Proc {

@@ -20,6 +20,7 @@ pub mod logging;
 mod render;
 mod session;
 mod subscriptions;
+mod telemetry;
 
 mod catalog;
 pub mod middleware;

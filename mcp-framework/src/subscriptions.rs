@@ -52,6 +52,9 @@ pub(crate) struct Listen {
     /// When the server ends the subscription on its own (its maximum lifetime).
     deadline: Option<tokio::time::Instant>,
     _slot: Slot,
+    /// Counts the stream among the open ones while it lives.
+    #[cfg(feature = "metrics")]
+    _counted: Option<crate::telemetry::metrics::GaugeGuard>,
 }
 
 /// Why a subscription was not opened.
@@ -122,6 +125,8 @@ impl Listen {
                 .max_lifetime
                 .map(|d| tokio::time::Instant::now() + d),
             _slot: slot,
+            #[cfg(feature = "metrics")]
+            _counted: crate::telemetry::metrics::get().map(|m| m.listen_opened()),
         })
     }
 

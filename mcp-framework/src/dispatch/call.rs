@@ -11,7 +11,7 @@ use super::carrier::Carrier;
 use super::era::Era;
 use super::item::{check_prompt_arguments, invalid_tool_arguments, resource_request};
 use super::reply::Reply;
-use super::run::{Invocation, execute, prepare, read, scoped};
+use super::run::{Invocation, as_handler, execute, prepare, read};
 use super::views::{CallView, GetPromptView, ReadView, check_uri, parse};
 use crate::middleware::{self, Call, CallOutput, Item, Method};
 use crate::outcome::coerce_strings;
@@ -22,6 +22,7 @@ use crate::protocol::{
 use crate::registry::entry::{ResourceEntry, TemplateEntry};
 use crate::render;
 use crate::runtime::state::ServerInner;
+use crate::telemetry::span;
 
 pub(super) async fn call_tool(
     server: &Arc<ServerInner>,
@@ -69,7 +70,12 @@ pub(super) async fn call_tool(
         Err(e) => return Reply::error(e),
     };
     let done = |outcome: Result<CallToolResult, ErrorObject>| match outcome {
-        Ok(result) => Reply::Result(render::tool_result(server, version, &entry, result)),
+        Ok(result) => {
+            if result.is_error == Some(true) {
+                span::record_error(&tracing::Span::current(), "tool_error");
+            }
+            Reply::Result(render::tool_result(server, version, &entry, result))
+        }
         Err(e) => Reply::error(e),
     };
     if layered {
@@ -87,7 +93,8 @@ pub(super) async fn call_tool(
         .await
     } else {
         let fut = (entry.call)(arguments, prepared.cx.clone());
-        execute(server, &prepared, scoped(&prepared.cx, fut), done).await
+        let fut = as_handler(&prepared.cx, Method::ToolsCall, &entry.tool.name, fut);
+        execute(server, &prepared, fut, done).await
     }
 }
 
@@ -163,7 +170,8 @@ pub(super) async fn get_prompt(
         .await
     } else {
         let fut = (entry.get)(arguments, prepared.cx.clone());
-        execute(server, &prepared, scoped(&prepared.cx, fut), done).await
+        let fut = as_handler(&prepared.cx, Method::PromptsGet, &entry.prompt.name, fut);
+        execute(server, &prepared, fut, done).await
     }
 }
 
@@ -274,6 +282,7 @@ pub(super) async fn read_resource(
                 (e.read)(request, prepared.cx.clone())
             }
         };
-        execute(server, &prepared, scoped(&prepared.cx, fut), done).await
+        let fut = as_handler(&prepared.cx, Method::ResourcesRead, &view.uri, fut);
+        execute(server, &prepared, fut, done).await
     }
 }

@@ -13,6 +13,7 @@ use futures_util::FutureExt as _;
 use serde_json::{Map, Value};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument as _;
 
 use super::carrier::Carrier;
 use super::era::Era;
@@ -24,6 +25,7 @@ use crate::mrtr::{Binding, Round, digest};
 use crate::protocol::{ErrorObject, InputRequiredResult, RequestId, codes};
 use crate::render;
 use crate::runtime::state::ServerInner;
+use crate::telemetry;
 
 /// What a handler is called for: the method, the item's name (a resource's URI), its
 /// arguments, and the MRTR state and answers of a retry.
@@ -162,9 +164,15 @@ async fn run<F: Future>(prepared: &Prepared<'_>, fut: F) -> Run<F::Output> {
     }
 }
 
-/// A handler's future with its context available to the `tracing` bridge.
-pub(super) fn scoped<F: Future>(cx: &Context, fut: F) -> impl Future<Output = F::Output> {
-    crate::logging::scope(cx.clone(), fut)
+/// A handler's future in its span (see [`telemetry`]), with its context available to the
+/// `tracing` bridge.
+pub(super) fn as_handler<F: Future>(
+    cx: &Context,
+    method: Method,
+    name: &str,
+    fut: F,
+) -> impl Future<Output = F::Output> {
+    crate::logging::scope(cx.clone(), fut).instrument(telemetry::span::handler(method.kind(), name))
 }
 
 /// Runs `fut` (a handler, or a middleware stack around one) and turns how it ended into a
@@ -204,7 +212,7 @@ pub(super) fn in_stack<T: Send + 'static>(
 ) -> BoxFuture<Result<CallOutput, BoxError>> {
     Box::pin(async move {
         let dropped = cx.inner.cancel.clone().drop_guard();
-        let fut = scoped(&cx, AssertUnwindSafe(fut).catch_unwind());
+        let fut = as_handler(&cx, method, &name, AssertUnwindSafe(fut).catch_unwind());
         let out = tokio::select! {
             biased;
             out = fut => match out {

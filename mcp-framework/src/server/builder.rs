@@ -286,8 +286,8 @@ impl ServerBuilder {
         self
     }
 
-    /// Validates every definition (schemas, names, templates, duplicates) and builds the
-    /// server. Without explicit sets, every `#[tool]`, `#[prompt]` and `#[resource]` of the
+    /// Validates every definition (schemas, names, templates, duplicates) and the HTTP
+    /// settings (hosts, origins, proxies), and builds the server. Without explicit sets, every `#[tool]`, `#[prompt]` and `#[resource]` of the
     /// binary is served.
     pub fn build(self) -> Result<Server, Error> {
         let needs_collection =
@@ -304,6 +304,9 @@ impl ServerBuilder {
         let mut resources = self.resources.unwrap_or(c_resources);
         resources.items.extend(self.extra_resources.items);
         let catalog = Catalog::from_sets(tools, prompts, resources, self.config.page_size)?;
+        #[cfg(feature = "http")]
+        crate::transport::http::check_config(&self.config.http)
+            .map_err(|e| Error::Config(e.to_string()))?;
         // Change notifications need a stream to travel on: without listen there is none.
         let streams = self.config.listen.enabled.then_some(true);
         let capabilities = ServerCapabilities {

@@ -53,6 +53,9 @@ pub(crate) struct LegacySession {
     pub(crate) closed: CancellationToken,
     /// In-flight requests (HTTP; stdio tracks them per connection).
     pub(crate) inflight: InFlight,
+    /// When it was opened (the session-duration metric).
+    #[cfg(feature = "metrics")]
+    opened: std::time::Instant,
 }
 
 const LEVELS: [LoggingLevel; 8] = [
@@ -125,7 +128,13 @@ impl LegacySession {
             request_timeout: config.client_request_timeout,
             closed: CancellationToken::new(),
             inflight: InFlight::new(config.max_concurrent_requests),
+            #[cfg(feature = "metrics")]
+            opened: std::time::Instant::now(),
         });
+        #[cfg(feature = "metrics")]
+        if let Some(m) = crate::telemetry::metrics::get() {
+            m.session_opened();
+        }
         // Without listen the server declares no change notifications (see the builder).
         if config.listen.enabled {
             spawn_forwarder(bus.subscribe(), &session);
@@ -228,6 +237,16 @@ impl LegacySession {
         self.inflight.cancel_all();
         self.pending.lock().expect("pending").clear();
         *self.outbound.lock().expect("outbound") = None;
+    }
+}
+
+/// A session is counted from `open` until it is gone.
+#[cfg(feature = "metrics")]
+impl Drop for LegacySession {
+    fn drop(&mut self) {
+        if let Some(m) = crate::telemetry::metrics::get() {
+            m.session_closed(self.opened);
+        }
     }
 }
 

@@ -1,14 +1,11 @@
-//! What every request to the endpoint shares ([`Endpoint`]), the legacy session a request
-//! names with `Mcp-Session-Id`, and the client's address.
+//! What every request to the endpoint shares ([`Endpoint`]), and the legacy session a
+//! request names with `Mcp-Session-Id`.
 
-use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
-use axum::extract::ConnectInfo;
 use axum::http::HeaderMap;
-use axum::http::request::Parts;
 
-use super::checks::HostPolicy;
+use super::checks::Guard;
 use super::sessions::{HttpSession, Sessions};
 use crate::runtime::state::ServerInner;
 
@@ -19,7 +16,7 @@ pub(super) const SESSION_HEADER: &str = "mcp-session-id";
 pub(super) struct Endpoint {
     pub(super) server: Arc<ServerInner>,
     pub(super) sessions: Arc<Sessions>,
-    pub(super) hosts: HostPolicy,
+    pub(super) guard: Guard,
 }
 
 /// The session a request names with `Mcp-Session-Id`: `None` without the header, `Err`
@@ -31,13 +28,4 @@ pub(super) fn session_of(
     let id = headers.get(SESSION_HEADER)?;
     let id = id.to_str().unwrap_or_default();
     Some(ep.sessions.get(id).ok_or(()))
-}
-
-/// The client's address, when the server is served with connection info (`serve_http`,
-/// or a router served with `into_make_service_with_connect_info::<SocketAddr>()`).
-pub(super) fn peer_addr(parts: &Parts) -> Option<IpAddr> {
-    parts
-        .extensions
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|info| info.0.ip())
 }

@@ -18,10 +18,12 @@ use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::endpoint::{Endpoint, SESSION_HEADER, peer_addr, session_of};
+use super::checks::media::Answer;
+use super::endpoint::{Endpoint, SESSION_HEADER, session_of};
+use super::proxy::peer_addr;
 use super::response::{
-    busy_response, error_response, json_response, method_not_allowed, rejection, session_not_found,
-    unavailable,
+    busy_response, error_response, message_response, method_not_allowed, rejection,
+    session_not_found, unavailable,
 };
 use super::resumable::{Attach, ResumableStream};
 use super::sessions::{Attachment, HttpSession, Refused};
@@ -33,7 +35,12 @@ use crate::protocol::meta::RequestMeta;
 use crate::protocol::{ErrorObject, RequestId, codes};
 
 /// `initialize`: a new session, named in the response's `Mcp-Session-Id`.
-pub(super) fn initialize(ep: &Endpoint, parts: &Parts, request: &Request) -> Response {
+pub(super) fn initialize(
+    ep: &Endpoint,
+    parts: &Parts,
+    request: &Request,
+    answer: Answer,
+) -> Response {
     match open_session(&ep.server, request.params.as_deref(), None) {
         Ok((session, result)) => {
             let session = Arc::new(ep.sessions.open(session, peer_addr(parts)));
@@ -41,7 +48,11 @@ pub(super) fn initialize(ep: &Endpoint, parts: &Parts, request: &Request) -> Res
             if let Err(refused) = ep.sessions.insert(session) {
                 return refused_response(&request.id, refused);
             }
-            let mut r = json_response(StatusCode::OK, Reply::result_message(&request.id, &result));
+            let mut r = message_response(
+                StatusCode::OK,
+                Reply::result_message(&request.id, &result),
+                answer,
+            );
             r.headers_mut().insert(
                 SESSION_HEADER,
                 HeaderValue::from_str(&id).expect("hex is a valid header value"),

@@ -1,11 +1,14 @@
-//! The plain HTTP answers: a JSON body, a JSON-RPC error with its status, `202 Accepted`,
-//! and the rejections every method of the endpoint shares.
+//! The plain HTTP answers: a JSON body (or, for a client that accepts only SSE, one event),
+//! a JSON-RPC error with its status, `202 Accepted`, and the rejections every method of the
+//! endpoint shares.
 
 use axum::body::Body;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 use bytes::Bytes;
 
+use super::checks::media::Answer;
+use super::sse;
 use crate::dispatch::{Failure, Reply};
 use crate::protocol::{ErrorObject, RequestId, codes};
 
@@ -17,6 +20,18 @@ pub(super) fn json_response(status: StatusCode, body: Bytes) -> Response {
         HeaderValue::from_static("application/json"),
     );
     r
+}
+
+/// The one message answering a request: JSON, or an SSE stream of that one event when
+/// the client accepts only SSE and the status is `200` (error statuses stay JSON).
+pub(super) fn message_response(status: StatusCode, message: Bytes, answer: Answer) -> Response {
+    if answer == Answer::SseOnly && status == StatusCode::OK {
+        let event = sse::event(&message);
+        return sse::sse_response(futures_util::stream::once(async move {
+            Ok::<_, std::convert::Infallible>(event)
+        }));
+    }
+    json_response(status, message)
 }
 
 pub(super) fn error_response(
