@@ -1,5 +1,7 @@
 //! `everything`: the whole MCP surface in one server, for the official conformance suite
-//! (legacy, `initialize`-based) and for 2026-07-28 clients alike.
+//! (legacy, `initialize`-based) and for 2026-07-28 clients alike. Every call goes through
+//! an audit layer (one `tracing` line per call on stderr), and `count_slowly` has a
+//! timeout of its own.
 //!
 //! ```text
 //! everything stdio
@@ -13,6 +15,7 @@
 
 use std::time::Duration;
 
+use mcp_framework::middleware::{self, AuditLayer};
 use mcp_framework::protocol::{CreateMessageRequestParams, JsonObject, Root, SamplingMessage};
 use mcp_framework::{
     CallToolResult, CompletionRequest, Content, Context, Elicitation, PromptMessage, Role, Server,
@@ -379,8 +382,9 @@ fn touch_watched_resource(#[ctx] server: ServerHandle) -> &'static str {
     "touched test://watched-resource"
 }
 
-/// Counts to `n`, sleeping `delay_ms` before each step and reporting progress.
-#[tool]
+/// Counts to `n`, sleeping `delay_ms` before each step and reporting progress. Stopped
+/// after 30 s (a middleware timeout: the call fails with "tool `count_slowly` timed out").
+#[tool(layer = middleware::timeout(Duration::from_secs(30)))]
 async fn count_slowly(
     /// How far to count.
     n: u32,
@@ -680,6 +684,7 @@ async fn main() -> Result<(), mcp_framework::Error> {
         .version(env!("CARGO_PKG_VERSION"))
         .title("Everything")
         .instructions("A test server exercising every MCP feature.")
+        .layer(AuditLayer::new())
         .add_tools(json_schema_2020_12_tool())
         .build()?;
     server.run().await

@@ -1,7 +1,8 @@
-//! In-process dispatch cost: a whole `tools/call add` (parse, validate, call, encode), a
-//! `tools/list` of 102 tools served from cached bytes, and `resources/read` of a 1 MiB URI
-//! against a resource template (matching is linear in the URI), through
-//! `Server::handle_message`.
+//! In-process dispatch cost: a whole `tools/call add` (parse, validate, call, encode), the
+//! same through one pass-through middleware layer (what the seam costs: a `Call`, a clone
+//! of the boxed stack, a boxed future), a `tools/list` of 102 tools served from cached
+//! bytes, and `resources/read` of a 1 MiB URI against a resource template (matching is
+//! linear in the URI), through `Server::handle_message`.
 //!
 //! `cargo bench -p mcp-framework --bench dispatch`
 
@@ -20,7 +21,7 @@ fn object(v: Value) -> mcp_framework::protocol::JsonObject {
     }
 }
 
-fn server() -> Server {
+fn build_server(layered: bool) -> Server {
     let mut tools = ToolSet::new()
         .with_fn(
             ToolDefinition::new(
@@ -52,7 +53,12 @@ fn server() -> Server {
             |_, _| async move { Ok(CallToolResult { content: vec![Content::text("ok")], ..CallToolResult::default() }) },
         );
     }
-    Server::builder()
+    let builder = if layered {
+        Server::builder().layer(tower::layer::util::Identity::new())
+    } else {
+        Server::builder()
+    };
+    builder
         .name("bench")
         .version("0.1.0")
         // The 3 MiB URI case measures template matching, not the URI limit.
@@ -96,13 +102,19 @@ fn bench(c: &mut Criterion) {
         .enable_all()
         .build()
         .expect("runtime");
-    let server = server();
-    let out = rt.block_on(server.handle_message(CALL)).expect("answer");
-    assert!(std::str::from_utf8(&out).unwrap().contains(r#""sum":3.0"#));
+    let server = build_server(false);
+    let layered = build_server(true);
+    for s in [&server, &layered] {
+        let out = rt.block_on(s.handle_message(CALL)).expect("answer");
+        assert!(std::str::from_utf8(&out).unwrap().contains(r#""sum":3.0"#));
+    }
     let list = rt.block_on(server.handle_message(LIST)).expect("answer");
     eprintln!("tools/list response: {} bytes", list.len());
     c.bench_function("tools/call add", |b| {
         b.iter(|| rt.block_on(server.handle_message(std::hint::black_box(CALL))));
+    });
+    c.bench_function("tools/call add, one pass-through layer", |b| {
+        b.iter(|| rt.block_on(layered.handle_message(std::hint::black_box(CALL))));
     });
     c.bench_function("tools/list (102 tools, cached)", |b| {
         b.iter(|| rt.block_on(server.handle_message(std::hint::black_box(LIST))));

@@ -23,6 +23,7 @@ mod subscriptions;
 mod telemetry;
 
 mod catalog;
+pub mod middleware;
 mod outcome;
 mod registry;
 mod runtime;
@@ -56,7 +57,7 @@ pub use mrtr::StateKey;
 pub use outcome::{
     Blob, IntoPromptResult, IntoResourceContents, IntoToolResult, Json, StructuredOutput,
 };
-pub use peer::Principal;
+pub use peer::{Principal, Transport};
 pub use protocol::{
     CacheScope, CallToolResult, Completion, Content, ErrorObject, GetPromptResult, Icon,
     LoggingLevel, PromptMessage, ProtocolVersion, ResourceContents, Role, ToolAnnotations,

@@ -1,6 +1,7 @@
-//! What a transport knows of the peer behind one request and hands down with it: the
-//! [`Sink`] back to it (request-scoped messages), the [`StreamCloser`] of legacy HTTP
-//! polling and, over HTTP, the request's headers and authenticated [`Principal`].
+//! What a transport knows of the peer behind one request and hands down with it: which
+//! [`Transport`] it is, the [`Sink`] back to it (request-scoped messages), the
+//! [`StreamCloser`] of legacy HTTP polling and, over HTTP, the request's headers and
+//! authenticated [`Principal`].
 
 use std::fmt;
 use std::net::IpAddr;
@@ -9,6 +10,29 @@ use std::sync::Arc;
 use bytes::Bytes;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
+
+/// The transport a request arrived on (see [`Context::transport`](crate::Context::transport)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Transport {
+    /// Newline-delimited JSON-RPC: stdio, or a stream given to `Server::serve_stream`.
+    Stdio,
+    /// Streamable HTTP.
+    Http,
+    /// No transport: a message handed to `Server::handle_message`.
+    Direct,
+}
+
+impl Transport {
+    /// `stdio`, `http` or `direct`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Stdio => "stdio",
+            Self::Http => "http",
+            Self::Direct => "direct",
+        }
+    }
+}
 
 /// Who is behind a request, for limits of what one client may hold: an address over HTTP,
 /// a connection over stdio.

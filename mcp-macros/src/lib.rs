@@ -56,6 +56,10 @@ mod parse;
 ///     open_world = bool
 ///     icon = "https://…"           an icon (repeatable)
 ///     meta = r#"{"k": 1}"#         `_meta` of the definition, a JSON object
+///     layer = expr                 a middleware layer around this tool's calls (an
+///                                    expression, evaluated when the server is built;
+///                                    repeatable, the first one outermost; see
+///                                    `mcp_framework::middleware`)
 ///     register = false             not collected automatically (add it with `tools![…]`)
 ///     crate = path                 where `mcp_framework` is (default `::mcp_framework`)
 ///
@@ -119,7 +123,7 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// option:
 ///     name = "…" | title = "…" | description = "…" | icon = "…" | meta = "…"
-///     register = false | crate = path                  (as for #[tool])
+///     layer = expr | register = false | crate = path   (as for #[tool])
 ///
 /// parameter:
 ///     [/// doc] [#[complete(path::to::completer)]] name: Type
@@ -180,7 +184,7 @@ pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
 ///     size = 123                   size in bytes
 ///     ttl_ms = 60000               `ttlMs` of `resources/read` results
 ///     cache_scope = "public" | "private"
-///     register = false | crate = path
+///     layer = expr | register = false | crate = path   (as for #[tool])
 ///
 /// parameter (templates):
 ///     [#[complete(path::to::completer)]] var: Type

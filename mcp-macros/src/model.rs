@@ -2,7 +2,7 @@
 //! raw attributes are left in here (the user's function is kept only to be re-emitted,
 //! with its parameter attributes stripped).
 
-use syn::{Ident, ItemFn, LitStr, Path, Type, Visibility};
+use syn::{Expr, Ident, ItemFn, LitStr, Path, Type, Visibility};
 
 use crate::docs::Docs;
 
@@ -40,6 +40,8 @@ pub(crate) struct Common {
     pub(crate) icons: Vec<String>,
     /// `_meta` as a JSON object literal (the runtime parses it in `build()`).
     pub(crate) meta: Option<String>,
+    /// `layer = …`: expressions building middleware layers, the first one outermost.
+    pub(crate) layers: Vec<Expr>,
     /// Submit to `inventory` for automatic collection.
     pub(crate) register: bool,
     /// The path of the `mcp_framework` crate (`crate = …`).

@@ -117,6 +117,8 @@ mod guide {
     struct Legacy;
     #[doc = include_str!("../../guide/src/testing.md")]
     struct Testing;
+    #[doc = include_str!("../../guide/src/middleware.md")]
+    struct Middleware;
     #[doc = include_str!("../../guide/src/deploying.md")]
     struct Deploying;
     #[doc = include_str!("../../guide/src/observability.md")]

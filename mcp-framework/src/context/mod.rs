@@ -19,7 +19,7 @@ use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 use crate::mrtr::Round;
-use crate::peer::{HttpParts, Principal, Sink, StreamCloser};
+use crate::peer::{HttpParts, Principal, Sink, StreamCloser, Transport};
 use crate::protocol::jsonrpc::notification_message;
 use crate::protocol::{
     ClientCapabilities, ErrorObject, Implementation, LoggingLevel,
@@ -55,11 +55,14 @@ pub(crate) struct ContextInner {
     pub(crate) server: Arc<ServerInner>,
     pub(crate) request_id: RequestId,
     pub(crate) version: ProtocolVersion,
+    pub(crate) transport: Transport,
     pub(crate) client_capabilities: Arc<ClientCapabilities>,
     pub(crate) client_info: Option<Arc<Implementation>>,
     pub(crate) meta: Option<Box<RawValue>>,
     pub(crate) progress_token: Option<ProgressToken>,
     pub(crate) log: LogGate,
+    /// Cancelled when the client cancels the request or, under middleware, when a layer
+    /// drops the handler before it finishes.
     pub(crate) cancel: CancellationToken,
     pub(crate) sink: Option<Sink>,
     pub(crate) asker: Asker,
@@ -168,6 +171,11 @@ impl Context {
         self.inner.version
     }
 
+    /// The transport the request arrived on.
+    pub fn transport(&self) -> Transport {
+        self.inner.transport
+    }
+
     /// The capabilities the client declared (for this request on 2026-07-28, for the
     /// session on legacy revisions).
     pub fn client_capabilities(&self) -> &ClientCapabilities {
@@ -214,12 +222,15 @@ impl Context {
         ServerHandle::from_inner(self.inner.server.clone())
     }
 
-    /// Whether the client cancelled the request.
+    /// Whether the request was cancelled: by the client, or by a middleware layer that
+    /// stopped the handler (a timeout).
     pub fn is_cancelled(&self) -> bool {
         self.inner.cancel.is_cancelled()
     }
 
-    /// Completes when the client cancels the request (select on it in long loops).
+    /// Completes when the request is cancelled: by the client, or by a middleware layer
+    /// that stopped the handler (a timeout). Select on it in long loops and in tasks the
+    /// handler spawns.
     pub async fn cancelled(&self) {
         self.inner.cancel.cancelled().await;
     }
@@ -248,6 +259,9 @@ impl Context {
         let Some(sink) = &self.inner.sink else {
             return false;
         };
+        if self.inner.cancel.is_cancelled() {
+            return false;
+        }
         sink.send(Bytes::from(notification_message(method, params)))
             .await
     }
@@ -278,7 +292,7 @@ impl Context {
 
     fn log_message(&self, level: LoggingLevel, logger: Option<&str>, data: Value) -> Option<Bytes> {
         let min = self.log_level()?;
-        if level < min || self.inner.sink.is_none() {
+        if level < min || self.inner.sink.is_none() || self.inner.cancel.is_cancelled() {
             return None;
         }
         let params = LoggingMessageNotificationParams {

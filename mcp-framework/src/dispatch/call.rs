@@ -1,6 +1,7 @@
 //! The three methods that run a handler: `tools/call`, `prompts/get` and `resources/read`.
 //! Each finds its entry in the catalog, checks and converts the arguments, runs the handler
-//! and renders its outcome for the request's era.
+//! (through the middleware stacks when there are layers, see [`middleware`]) and renders
+//! its outcome for the request's era.
 
 use std::sync::Arc;
 
@@ -8,13 +9,17 @@ use serde_json::{Map, Value};
 
 use super::carrier::Carrier;
 use super::era::Era;
+use super::item::{check_prompt_arguments, invalid_tool_arguments, resource_request};
 use super::reply::Reply;
-use super::run::{Invocation, execute, prepare};
+use super::run::{Invocation, as_handler, execute, prepare, read};
 use super::views::{CallView, GetPromptView, ReadView, check_uri, parse};
-use crate::outcome::{coerce_strings, error_result};
+use crate::middleware::{self, Call, CallOutput, Item, Method};
+use crate::outcome::coerce_strings;
 use crate::protocol::jsonrpc::Request;
-use crate::protocol::{ErrorObject, ProtocolVersion, codes};
-use crate::registry::handler::ResourceRequest;
+use crate::protocol::{
+    CallToolResult, ErrorObject, GetPromptResult, ProtocolVersion, ResourceContents, codes,
+};
+use crate::registry::entry::{ResourceEntry, TemplateEntry};
 use crate::render;
 use crate::runtime::state::ServerInner;
 use crate::telemetry::span;
@@ -47,27 +52,24 @@ pub(super) async fn call_tool(
     {
         return Reply::bad(e);
     }
-    if let Err(problems) = entry.validator.check(&arguments) {
-        let result = error_result(format!(
-            "Invalid arguments for tool `{}`: {problems}",
-            view.name
-        ));
+    // Under middleware the arguments are checked inside the stack, so that layers see
+    // every call.
+    let layered = server.middleware.is_some() || entry.layers.is_some();
+    if !layered && let Some(result) = invalid_tool_arguments(&entry, &arguments) {
         return Reply::Result(render::tool_result(server, version, &entry, result));
     }
     let invocation = Invocation {
-        method: "tools/call",
-        kind: "tool",
-        name: &view.name,
+        method: Method::ToolsCall,
+        name: &entry.tool.name,
         arguments: &arguments,
         request_state: view.request_state,
         input_responses: view.input_responses,
     };
-    let prepared = match prepare(server, request.id, era, carrier, invocation) {
+    let prepared = match prepare(server, request.id, era, carrier, invocation, layered) {
         Ok(p) => p,
         Err(e) => return Reply::error(e),
     };
-    let fut = (entry.call)(arguments, prepared.cx.clone());
-    execute(server, &prepared, fut, |outcome| match outcome {
+    let done = |outcome: Result<CallToolResult, ErrorObject>| match outcome {
         Ok(result) => {
             if result.is_error == Some(true) {
                 span::record_error(&tracing::Span::current(), "tool_error");
@@ -75,8 +77,25 @@ pub(super) async fn call_tool(
             Reply::Result(render::tool_result(server, version, &entry, result))
         }
         Err(e) => Reply::error(e),
-    })
-    .await
+    };
+    if layered {
+        let call = Call::new(
+            Method::ToolsCall,
+            view.name,
+            arguments,
+            prepared.cx.clone(),
+            entry.clone(),
+        );
+        let stack = middleware::serve(server.middleware.as_ref(), call);
+        execute(server, &prepared, stack, |answer| {
+            read(server, &prepared, answer, CallOutput::into_tool).map_or_else(|r| r, done)
+        })
+        .await
+    } else {
+        let fut = (entry.call)(arguments, prepared.cx.clone());
+        let fut = as_handler(&prepared.cx, Method::ToolsCall, &entry.tool.name, fut);
+        execute(server, &prepared, fut, done).await
+    }
 }
 
 /// Prompt arguments arrive as strings (other JSON values are taken as their text).
@@ -112,26 +131,22 @@ pub(super) async fn get_prompt(
     let version = era.version;
     let raw_args = view.arguments.unwrap_or_default();
     let arguments = Value::Object(coerce_strings(&entry.arguments_schema, stringify(raw_args)));
-    if let Err(problems) = entry.validator.check(&arguments) {
-        return Reply::error(ErrorObject::invalid_params(format!(
-            "Invalid arguments for prompt `{}`: {problems}",
-            view.name
-        )));
+    let layered = server.middleware.is_some() || entry.layers.is_some();
+    if !layered && let Err(e) = check_prompt_arguments(&entry, &arguments) {
+        return Reply::error(e);
     }
     let invocation = Invocation {
-        method: "prompts/get",
-        kind: "prompt",
-        name: &view.name,
+        method: Method::PromptsGet,
+        name: &entry.prompt.name,
         arguments: &arguments,
         request_state: view.request_state,
         input_responses: view.input_responses,
     };
-    let prepared = match prepare(server, request.id, era, carrier, invocation) {
+    let prepared = match prepare(server, request.id, era, carrier, invocation, layered) {
         Ok(p) => p,
         Err(e) => return Reply::error(e),
     };
-    let fut = (entry.get)(arguments, prepared.cx.clone());
-    execute(server, &prepared, fut, |outcome| match outcome {
+    let done = |outcome: Result<GetPromptResult, ErrorObject>| match outcome {
         Ok(mut result) => {
             if result.description.is_none() {
                 result.description.clone_from(&entry.prompt.description);
@@ -139,8 +154,25 @@ pub(super) async fn get_prompt(
             Reply::Result(render::prompt_result(server, version, result))
         }
         Err(e) => Reply::error(e),
-    })
-    .await
+    };
+    if layered {
+        let call = Call::new(
+            Method::PromptsGet,
+            view.name,
+            arguments,
+            prepared.cx.clone(),
+            entry.clone(),
+        );
+        let stack = middleware::serve(server.middleware.as_ref(), call);
+        execute(server, &prepared, stack, |answer| {
+            read(server, &prepared, answer, CallOutput::into_prompt).map_or_else(|r| r, done)
+        })
+        .await
+    } else {
+        let fut = (entry.get)(arguments, prepared.cx.clone());
+        let fut = as_handler(&prepared.cx, Method::PromptsGet, &entry.prompt.name, fut);
+        execute(server, &prepared, fut, done).await
+    }
 }
 
 fn resource_not_found(version: ProtocolVersion, uri: &str) -> Reply {
@@ -153,6 +185,12 @@ fn resource_not_found(version: ProtocolVersion, uri: &str) -> Reply {
         ErrorObject::new(code, format!("Resource not found: {uri}"))
             .with_data(serde_json::json!({"uri": uri})),
     )
+}
+
+/// The concrete resource, or the template and the variables it matched, a URI names.
+enum Found {
+    Fixed(Arc<ResourceEntry>),
+    Template(Arc<TemplateEntry>, Map<String, Value>),
 }
 
 pub(super) async fn read_resource(
@@ -170,49 +208,38 @@ pub(super) async fn read_resource(
     }
     let version = era.version;
     let catalog = server.catalog.load();
-    let (read, resource_request, cache) = if let Some(entry) = catalog.resource(&view.uri) {
-        (
-            entry.read.clone(),
-            ResourceRequest {
-                uri: view.uri.clone(),
-                mime_type: entry.resource.mime_type.as_deref().map(Arc::from),
-                variables: Map::new(),
-            },
-            entry.cache.apply(server.config.cache.read),
-        )
+    let found = if let Some(entry) = catalog.resource(&view.uri) {
+        Found::Fixed(entry.clone())
     } else if let Some((entry, vars)) = catalog
         .templates
         .iter()
         .find_map(|t| t.matcher.match_uri(&view.uri).map(|vars| (t, vars)))
     {
-        (
-            entry.read.clone(),
-            ResourceRequest {
-                uri: view.uri.clone(),
-                mime_type: entry.template.mime_type.as_deref().map(Arc::from),
-                variables: coerce_strings(&entry.variables_schema, vars),
-            },
-            entry.cache.apply(server.config.cache.read),
-        )
+        let variables = coerce_strings(&entry.variables_schema, vars);
+        Found::Template(entry.clone(), variables)
     } else {
         return resource_not_found(version, &view.uri);
     };
     drop(catalog);
+    let (cache, layers) = match &found {
+        Found::Fixed(e) => (e.cache, &e.layers),
+        Found::Template(e, _) => (e.cache, &e.layers),
+    };
+    let cache = cache.apply(server.config.cache.read);
+    let layered = server.middleware.is_some() || layers.is_some();
     let arguments = Value::String(view.uri.clone());
     let invocation = Invocation {
-        method: "resources/read",
-        kind: "resource",
+        method: Method::ResourcesRead,
         name: &view.uri,
         arguments: &arguments,
         request_state: view.request_state,
         input_responses: view.input_responses,
     };
-    let prepared = match prepare(server, request.id, era, carrier, invocation) {
+    let prepared = match prepare(server, request.id, era, carrier, invocation, layered) {
         Ok(p) => p,
         Err(e) => return Reply::error(e),
     };
-    let fut = read(resource_request, prepared.cx.clone());
-    execute(server, &prepared, fut, |outcome| match outcome {
+    let done = |outcome: Result<Vec<ResourceContents>, ErrorObject>| match outcome {
         Ok(contents) => Reply::Result(render::read_result(server, version, contents, cache)),
         Err(e)
             if e.code == codes::INVALID_PARAMS
@@ -221,6 +248,41 @@ pub(super) async fn read_resource(
             resource_not_found(version, &view.uri)
         }
         Err(e) => Reply::error(e),
-    })
-    .await
+    };
+    if layered {
+        let (item, variables): (Arc<dyn Item>, _) = match found {
+            Found::Fixed(e) => (e, Map::new()),
+            Found::Template(e, variables) => (e, variables),
+        };
+        let call = Call::new(
+            Method::ResourcesRead,
+            view.uri.clone(),
+            Value::Object(variables),
+            prepared.cx.clone(),
+            item,
+        );
+        let stack = middleware::serve(server.middleware.as_ref(), call);
+        execute(server, &prepared, stack, |answer| {
+            read(server, &prepared, answer, CallOutput::into_resource).map_or_else(|r| r, done)
+        })
+        .await
+    } else {
+        let fut = match found {
+            Found::Fixed(e) => {
+                let request = resource_request(
+                    view.uri.clone(),
+                    e.resource.mime_type.as_deref(),
+                    Map::new(),
+                );
+                (e.read)(request, prepared.cx.clone())
+            }
+            Found::Template(e, variables) => {
+                let request =
+                    resource_request(view.uri.clone(), e.template.mime_type.as_deref(), variables);
+                (e.read)(request, prepared.cx.clone())
+            }
+        };
+        let fut = as_handler(&prepared.cx, Method::ResourcesRead, &view.uri, fut);
+        execute(server, &prepared, fut, done).await
+    }
 }

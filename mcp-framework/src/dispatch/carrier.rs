@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
-use crate::peer::{HttpParts, PeerId, Sink, StreamCloser};
+use crate::peer::{HttpParts, PeerId, Sink, StreamCloser, Transport};
 use crate::protocol::meta::RequestMeta;
 use crate::session::legacy::LegacySession;
 
@@ -25,4 +25,16 @@ pub(crate) struct Carrier {
     pub(crate) close_stream: Option<StreamCloser>,
     /// Who sent it, when the transport knows (limits per client).
     pub(crate) peer: Option<PeerId>,
+}
+
+impl Carrier {
+    /// The transport that made this carrier: HTTP hands down its request parts, stdio
+    /// framing its connection as the peer, `handle_message` neither.
+    pub(crate) fn transport(&self) -> Transport {
+        match (&self.http, &self.peer) {
+            (Some(_), _) => Transport::Http,
+            (None, Some(PeerId::Connection(_))) => Transport::Stdio,
+            _ => Transport::Direct,
+        }
+    }
 }

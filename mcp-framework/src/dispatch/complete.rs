@@ -68,7 +68,11 @@ pub(super) async fn complete(
         Some(c) => match AssertUnwindSafe(c.complete(request)).catch_unwind().await {
             Ok(c) => c,
             Err(p) => {
-                return handler_panicked("completer", &view.argument.name, &panic_message(&*p));
+                return Reply::error(handler_panicked(
+                    "completer",
+                    &view.argument.name,
+                    &panic_message(&*p),
+                ));
             }
         },
         None => Completion {

@@ -10,6 +10,7 @@ mod call;
 mod carrier;
 mod complete;
 mod era;
+mod item;
 mod reply;
 mod run;
 mod views;
@@ -59,11 +60,7 @@ pub(crate) async fn dispatch(
         (None, Some(session)) => Some(session.version.as_str()),
         (None, None) => None,
     };
-    let transport = if carrier.http.is_some() {
-        Transport::Tcp
-    } else {
-        Transport::Pipe
-    };
+    let transport = Transport::from(carrier.transport());
     let span = telemetry::span::request(
         &request.method,
         &request.id,

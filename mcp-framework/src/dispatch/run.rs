@@ -1,8 +1,10 @@
 //! Running a handler: its [`Context`] (with the MRTR round or the legacy session it asks
 //! through), then the run itself with cancellation, panic capture and suspension, and how
-//! each ending becomes a [`Reply`].
+//! each ending becomes a [`Reply`]; under middleware, the handler's run inside the stack
+//! ([`in_stack`]) and how the stack's answer is read ([`read`]).
 
 use std::collections::BTreeMap;
+use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
@@ -10,13 +12,15 @@ use std::sync::{Arc, Mutex};
 use futures_util::FutureExt as _;
 use serde_json::{Map, Value};
 use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
 use super::carrier::Carrier;
 use super::era::Era;
-use super::reply::Reply;
+use super::reply::{Failure, Reply};
 use crate::context::{Asker, Context, ContextInner};
 use crate::future::BoxFuture;
+use crate::middleware::{BoxError, CallOutput, InputRequired, Method, Rejection, rejection};
 use crate::mrtr::{Binding, Round, digest};
 use crate::protocol::{ErrorObject, InputRequiredResult, RequestId, codes};
 use crate::render;
@@ -26,9 +30,7 @@ use crate::telemetry;
 /// What a handler is called for: the method, the item's name (a resource's URI), its
 /// arguments, and the MRTR state and answers of a retry.
 pub(super) struct Invocation<'a, 'v> {
-    pub(super) method: &'static str,
-    /// `tool`, `prompt` or `resource` (for messages).
-    pub(super) kind: &'static str,
+    pub(super) method: Method,
     pub(super) name: &'a str,
     pub(super) arguments: &'v Value,
     pub(super) request_state: Option<String>,
@@ -38,25 +40,40 @@ pub(super) struct Invocation<'a, 'v> {
 /// A handler's context, ready to run, and what its sealed state is bound to (MRTR).
 pub(super) struct Prepared<'a> {
     pub(super) cx: Context,
+    /// Under middleware, the request's own cancellation: the context's token is its child,
+    /// also cancelled when a layer drops the handler (a timeout), which must not silence the
+    /// reply the way a cancelled request is silenced.
+    request_cancel: Option<CancellationToken>,
     binding: Option<Binding>,
-    kind: &'static str,
+    method: Method,
     name: &'a str,
+}
+
+impl Prepared<'_> {
+    /// The token whose cancellation means: send nothing.
+    fn request_cancel(&self) -> &CancellationToken {
+        self.request_cancel
+            .as_ref()
+            .unwrap_or(&self.cx.inner.cancel)
+    }
 }
 
 /// Builds the handler's context: MRTR rounds on modern requests (the state opened and
 /// checked against this request), the session on legacy ones, nothing to ask otherwise.
+/// `layered`: the call runs through middleware.
 pub(super) fn prepare<'a>(
     server: &Arc<ServerInner>,
     id: RequestId,
     era: Era,
     carrier: Carrier,
     call: Invocation<'a, '_>,
+    layered: bool,
 ) -> Result<Prepared<'a>, ErrorObject> {
     let (asker, binding) = if let Some(session) = &era.session {
         (Asker::Legacy(session.clone()), None)
     } else if era.version.is_modern() {
         let binding = Binding {
-            method: call.method.to_owned(),
+            method: call.method.as_str().to_owned(),
             name: call.name.to_owned(),
             arguments_digest: digest(call.arguments),
             principal: carrier
@@ -74,16 +91,23 @@ pub(super) fn prepare<'a>(
     } else {
         (Asker::None, None)
     };
+    let transport = carrier.transport();
+    let (cancel, request_cancel) = if layered {
+        (carrier.cancel.child_token(), Some(carrier.cancel))
+    } else {
+        (carrier.cancel, None)
+    };
     let cx = Context::new(ContextInner {
         server: server.clone(),
         request_id: id,
         version: era.version,
+        transport,
         client_capabilities: era.caps,
         client_info: era.client_info,
         meta: era.meta,
         progress_token: era.progress_token,
         log: era.log,
-        cancel: carrier.cancel,
+        cancel,
         sink: carrier.sink,
         asker,
         http: carrier.http,
@@ -94,8 +118,9 @@ pub(super) fn prepare<'a>(
     });
     Ok(Prepared {
         cx,
+        request_cancel,
         binding,
-        kind: call.kind,
+        method: call.method,
         name: call.name,
     })
 }
@@ -117,10 +142,9 @@ pub(super) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "unknown panic".to_owned())
 }
 
-async fn run<T>(cx: &Context, fut: BoxFuture<T>, span: tracing::Span) -> Run<T> {
-    let cancel = cx.inner.cancel.clone();
-    let fut =
-        crate::logging::scope(cx.clone(), AssertUnwindSafe(fut).catch_unwind()).instrument(span);
+async fn run<F: Future>(prepared: &Prepared<'_>, fut: F) -> Run<F::Output> {
+    let (cx, cancel) = (&prepared.cx, prepared.request_cancel());
+    let fut = AssertUnwindSafe(fut).catch_unwind();
     let ran = tokio::select! {
         biased;
         out = fut => match out {
@@ -140,27 +164,98 @@ async fn run<T>(cx: &Context, fut: BoxFuture<T>, span: tracing::Span) -> Run<T> 
     }
 }
 
-/// Runs a handler and turns how it ended into a reply; `done` renders its outcome.
-pub(super) async fn execute<T>(
+/// A handler's future in its span (see [`telemetry`]), with its context available to the
+/// `tracing` bridge.
+pub(super) fn as_handler<F: Future>(
+    cx: &Context,
+    method: Method,
+    name: &str,
+    fut: F,
+) -> impl Future<Output = F::Output> {
+    crate::logging::scope(cx.clone(), fut).instrument(telemetry::span::handler(method.kind(), name))
+}
+
+/// Runs `fut` (a handler, or a middleware stack around one) and turns how it ended into a
+/// reply; `done` renders its outcome.
+pub(super) async fn execute<F: Future>(
     server: &ServerInner,
     prepared: &Prepared<'_>,
-    fut: BoxFuture<Result<T, ErrorObject>>,
-    done: impl FnOnce(Result<T, ErrorObject>) -> Reply,
+    fut: F,
+    done: impl FnOnce(F::Output) -> Reply,
 ) -> Reply {
-    let span = telemetry::span::handler(prepared.kind, prepared.name);
-    match run(&prepared.cx, fut, span).await {
+    match run(prepared, fut).await {
         Run::Done(outcome) => done(outcome),
         Run::Suspended => suspended(server, prepared),
         Run::Cancelled => Reply::Cancelled,
-        Run::Panicked(m) => handler_panicked(prepared.kind, prepared.name, &m),
+        Run::Panicked(m) => {
+            Reply::error(handler_panicked(prepared.method.kind(), prepared.name, &m))
+        }
     }
 }
 
-pub(super) fn handler_panicked(kind: &str, name: &str, message: &str) -> Reply {
+/// The error a panic is answered with (and logged).
+pub(super) fn handler_panicked(kind: &str, name: &str, message: &str) -> ErrorObject {
     tracing::error!(%kind, %name, panic = %message, "handler panicked");
-    Reply::error(ErrorObject::internal(format!(
-        "{kind} `{name}` panicked: {message}"
-    )))
+    ErrorObject::internal(format!("{kind} `{name}` panicked: {message}"))
+}
+
+/// A handler run inside a middleware stack (its innermost step): its `tracing` events are
+/// the handler's, a question without an answer (MRTR) ends it with
+/// [`CallOutput::InputRequired`] and a fatal error with that error, a panic becomes an
+/// error, and a layer that drops it before it ends (a timeout) cancels its context.
+pub(super) fn in_stack<T: Send + 'static>(
+    cx: Context,
+    method: Method,
+    name: String,
+    fut: BoxFuture<Result<T, ErrorObject>>,
+    output: fn(T) -> CallOutput,
+) -> BoxFuture<Result<CallOutput, BoxError>> {
+    Box::pin(async move {
+        let dropped = cx.inner.cancel.clone().drop_guard();
+        let fut = as_handler(&cx, method, &name, AssertUnwindSafe(fut).catch_unwind());
+        let out = tokio::select! {
+            biased;
+            out = fut => match out {
+                Ok(Ok(v)) => Ok(output(v)),
+                Ok(Err(e)) => Err(e.into()),
+                Err(payload) => {
+                    Err(handler_panicked(method.kind(), &name, &panic_message(&*payload)).into())
+                }
+            },
+            () = cx.wait_suspended() => match cx.inner.fatal.lock().expect("fatal").take() {
+                Some(e) => Err(e.into()),
+                None => Ok(CallOutput::InputRequired(InputRequired::new())),
+            },
+        };
+        dropped.disarm();
+        out
+    })
+}
+
+/// Reads what a middleware stack answered: the handler's kind of outcome (`pick` takes it
+/// out of the output), or the reply to send instead.
+pub(super) fn read<T>(
+    server: &ServerInner,
+    prepared: &Prepared<'_>,
+    answer: Result<CallOutput, BoxError>,
+    pick: fn(CallOutput) -> Result<T, &'static str>,
+) -> Result<Result<T, ErrorObject>, Reply> {
+    match answer {
+        Ok(CallOutput::InputRequired(_)) => Err(suspended(server, prepared)),
+        Ok(output) => pick(output).map(Ok).map_err(|other| {
+            Reply::error(ErrorObject::internal(format!(
+                "a middleware layer answered {} `{}` with {other}",
+                prepared.method, prepared.name,
+            )))
+        }),
+        Err(e) => match rejection(e, prepared.method, prepared.name) {
+            Rejection::Error(e) if e.code == codes::MISSING_REQUIRED_CLIENT_CAPABILITY => {
+                Err(Reply::bad(e))
+            }
+            Rejection::Error(e) => Ok(Err(e)),
+            Rejection::Limited(e) => Err(Reply::Error(e, Failure::Busy)),
+        },
+    }
 }
 
 /// Turns a suspended run into its reply: the fatal error, or an `InputRequiredResult`.

@@ -1,6 +1,7 @@
 //! Definitions under construction: [`ToolDefinition`], [`PromptDefinition`] and
 //! [`ResourceDefinition`], the builder methods they share, and per-resource caching
-//! overrides. Nothing is checked here; [`entry`](super::entry) checks and compiles them.
+//! overrides and middleware layers. Nothing is checked here; [`entry`](super::entry) checks
+//! and compiles them.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -9,7 +10,10 @@ use std::sync::Arc;
 
 use crate::cache::CachePolicy;
 use crate::completion::ErasedCompleter;
+use tower::{Layer, Service};
+
 use crate::location::Location;
+use crate::middleware::{BoxError, Call, CallOutput, CallService, Layers};
 use crate::protocol::{CacheScope, Icon, JsonObject, ToolAnnotations};
 
 /// The builder methods every kind of definition has.
@@ -52,6 +56,21 @@ macro_rules! shared_builders {
             self.location = location;
             self
         }
+
+        /// Adds a [middleware](crate::middleware) layer around this item's calls, inside the
+        /// server-wide layers and inside the item's layers added before (the first one added
+        /// is the outermost). `#[tool(layer = …)]` (and `#[prompt]`, `#[resource]`) calls it.
+        #[must_use]
+        pub fn layer<L>(mut self, layer: L) -> Self
+        where
+            L: Layer<CallService> + Send + Sync + 'static,
+            L::Service: Service<Call, Response = CallOutput> + Clone + Send + Sync + 'static,
+            <L::Service as Service<Call>>::Error: Into<BoxError>,
+            <L::Service as Service<Call>>::Future: Send + 'static,
+        {
+            self.layers.push(layer);
+            self
+        }
     };
 }
 
@@ -66,6 +85,7 @@ pub struct ToolDefinition {
     pub(crate) annotations: Option<ToolAnnotations>,
     pub(crate) icons: Vec<Icon>,
     pub(crate) meta: Option<Cow<'static, str>>,
+    pub(crate) layers: Layers,
     pub(crate) location: Location,
 }
 
@@ -84,6 +104,7 @@ impl ToolDefinition {
             annotations: None,
             icons: Vec::new(),
             meta: None,
+            layers: Layers::default(),
             location: Location::RUNTIME,
         }
     }
@@ -113,6 +134,7 @@ pub struct PromptDefinition {
     pub(crate) icons: Vec<Icon>,
     pub(crate) meta: Option<Cow<'static, str>>,
     pub(crate) completers: BTreeMap<String, Arc<dyn ErasedCompleter>>,
+    pub(crate) layers: Layers,
     pub(crate) location: Location,
 }
 
@@ -139,6 +161,7 @@ impl PromptDefinition {
             icons: Vec::new(),
             meta: None,
             completers: BTreeMap::new(),
+            layers: Layers::default(),
             location: Location::RUNTIME,
         }
     }
@@ -177,6 +200,7 @@ pub struct ResourceDefinition {
     pub(crate) meta: Option<Cow<'static, str>>,
     pub(crate) cache: CacheOverride,
     pub(crate) completers: BTreeMap<String, Arc<dyn ErasedCompleter>>,
+    pub(crate) layers: Layers,
     pub(crate) location: Location,
 }
 
@@ -221,6 +245,7 @@ impl ResourceDefinition {
             meta: None,
             cache: CacheOverride::default(),
             completers: BTreeMap::new(),
+            layers: Layers::default(),
             location: Location::RUNTIME,
         }
     }

@@ -17,6 +17,7 @@ use crate::completion::ErasedCompleter;
 use crate::error::Error;
 use crate::headers::HeaderParam;
 use crate::location::Location;
+use crate::middleware::{CallService, Run};
 use crate::protocol::{JsonObject, Prompt, PromptArgument, Resource, ResourceTemplate, Tool};
 use crate::schema::{self, Validator};
 use crate::template::UriTemplate;
@@ -29,6 +30,8 @@ pub(crate) struct ToolEntry {
     pub(crate) validator: Validator,
     pub(crate) headers: Vec<HeaderParam>,
     pub(crate) call: ToolFn,
+    /// The tool's own middleware stack.
+    pub(crate) layers: Option<CallService>,
     pub(crate) location: Location,
 }
 
@@ -124,6 +127,7 @@ impl ToolEntry {
             validator,
             headers,
             call,
+            layers: def.layers.build(Run),
             location: def.location,
         })
     }
@@ -136,6 +140,8 @@ pub(crate) struct PromptEntry {
     pub(crate) validator: Validator,
     pub(crate) completers: BTreeMap<String, Arc<dyn ErasedCompleter>>,
     pub(crate) get: PromptFn,
+    /// The prompt's own middleware stack.
+    pub(crate) layers: Option<CallService>,
     pub(crate) location: Location,
 }
 
@@ -227,6 +233,7 @@ impl PromptEntry {
             validator,
             completers: def.completers,
             get,
+            layers: def.layers.build(Run),
             location: def.location,
         })
     }
@@ -237,6 +244,8 @@ pub(crate) struct ResourceEntry {
     pub(crate) resource: Resource,
     pub(crate) cache: CacheOverride,
     pub(crate) read: ReadFn,
+    /// The resource's own middleware stack.
+    pub(crate) layers: Option<CallService>,
     pub(crate) location: Location,
 }
 
@@ -257,6 +266,8 @@ pub(crate) struct TemplateEntry {
     pub(crate) cache: CacheOverride,
     pub(crate) completers: BTreeMap<String, Arc<dyn ErasedCompleter>>,
     pub(crate) read: ReadFn,
+    /// The template's own middleware stack.
+    pub(crate) layers: Option<CallService>,
     pub(crate) location: Location,
 }
 
@@ -301,6 +312,7 @@ fn build_resource(def: ResourceDefinition, read: ReadFn) -> Result<ResourceOrTem
                 },
                 cache: def.cache,
                 read,
+                layers: def.layers.build(Run),
                 location: def.location,
             }))
         }
@@ -344,6 +356,7 @@ fn build_resource(def: ResourceDefinition, read: ReadFn) -> Result<ResourceOrTem
                 cache: def.cache,
                 completers: def.completers,
                 read,
+                layers: def.layers.build(Run),
                 location: def.location,
             }))
         }

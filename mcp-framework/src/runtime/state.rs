@@ -1,6 +1,6 @@
 //! [`ServerInner`]: the state every layer below the facade reads: identity, capabilities, the
-//! current catalog, configuration, the event bus, the state sealer, the shutdown token and
-//! the application state.
+//! current catalog, configuration, the event bus, the state sealer, the shutdown token, the
+//! application state and the server-wide middleware stack.
 
 use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -13,6 +13,7 @@ use super::config::Config;
 use crate::admission::Admission;
 use crate::catalog::Catalog;
 use crate::events::EventBus;
+use crate::middleware::CallService;
 use crate::mrtr::Sealer;
 use crate::protocol::{Implementation, JsonObject, ServerCapabilities};
 
@@ -36,6 +37,8 @@ pub(crate) struct ServerInner {
     pub(crate) state: StateMap,
     /// Open `subscriptions/listen` streams, in all and per client.
     pub(crate) listen_slots: Arc<Admission>,
+    /// The server-wide middleware layers over [`Route`](crate::middleware::Route), if any.
+    pub(crate) middleware: Option<CallService>,
 }
 
 /// Values registered with [`ServerBuilder::state`](crate::ServerBuilder::state), by type.

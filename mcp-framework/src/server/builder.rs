@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use arc_swap::ArcSwap;
 use tokio_util::sync::CancellationToken;
+use tower::{Layer, Service};
 
 use super::Server;
 use crate::admission::Admission;
@@ -13,6 +14,7 @@ use crate::cache::{CachePolicy, Cacheable};
 use crate::catalog::Catalog;
 use crate::error::Error;
 use crate::events::{EventBus, LocalBus};
+use crate::middleware::{BoxError, Call, CallOutput, CallService, Layers, Route};
 use crate::mrtr::{Sealer, StateKey};
 use crate::protocol::{
     Icon, Implementation, JsonObject, ListChangedCapability, ResourcesCapability,
@@ -41,6 +43,7 @@ pub struct ServerBuilder {
     state_ttl: Duration,
     bus: Option<Arc<dyn EventBus>>,
     app_state: StateMap,
+    layers: Layers,
 }
 
 impl fmt::Debug for ServerBuilder {
@@ -74,6 +77,7 @@ impl Server {
             state_ttl: Duration::from_secs(600),
             bus: None,
             app_state: StateMap::new(),
+            layers: Layers::default(),
         }
     }
 }
@@ -245,6 +249,36 @@ impl ServerBuilder {
         self
     }
 
+    /// Adds a [middleware](crate::middleware) layer around every `tools/call`, `prompts/get`
+    /// and `resources/read`, on every transport. Layers compose in the order they are
+    /// added: the first one is the outermost (it sees a call first and its answer last),
+    /// as in tower's `ServiceBuilder`; the layers of an item
+    /// ([`ToolDefinition::layer`](crate::ToolDefinition::layer), `#[tool(layer = …)]`) run
+    /// inside all of them. The stack is built once, by [`build`](Self::build).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp_framework::{Server, middleware};
+    ///
+    /// let server = Server::builder()
+    ///     .layer(middleware::AuditLayer::new()) // outermost: sees every call
+    ///     .layer(middleware::timeout(Duration::from_secs(30)))
+    ///     .layer(middleware::concurrency_limit(64))
+    ///     .build()
+    ///     .unwrap();
+    /// # drop(server);
+    /// ```
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: Layer<CallService> + Send + Sync + 'static,
+        L::Service: Service<Call, Response = CallOutput> + Clone + Send + Sync + 'static,
+        <L::Service as Service<Call>>::Error: Into<BoxError>,
+        <L::Service as Service<Call>>::Future: Send + 'static,
+    {
+        self.layers.push(layer);
+        self
+    }
+
     /// HTTP transport settings.
     #[cfg(feature = "http")]
     pub fn http(mut self, http: HttpConfig) -> Self {
@@ -318,6 +352,7 @@ impl ServerBuilder {
                 self.config.listen.max_streams,
                 self.config.listen.max_streams_per_peer,
             )),
+            middleware: self.layers.build(Route),
             config: self.config,
         };
         Ok(Server::from_inner(inner))

@@ -21,6 +21,16 @@ pub(crate) enum Transport {
     Tcp,
 }
 
+impl From<crate::peer::Transport> for Transport {
+    /// HTTP is `tcp`; stdio framing (and a message handed over in process) is `pipe`.
+    fn from(transport: crate::peer::Transport) -> Self {
+        match transport {
+            crate::peer::Transport::Http => Self::Tcp,
+            _ => Self::Pipe,
+        }
+    }
+}
+
 impl Transport {
     pub(crate) fn as_str(self) -> &'static str {
         match self {

@@ -160,7 +160,7 @@ fn cx_param(func: &FnModel) -> TokenStream {
     }
 }
 
-/// `.title(…)`, `.description(…)`, `.icon(…)`, `.meta_json(…)`.
+/// `.title(…)`, `.description(…)`, `.icon(…)`, `.meta_json(…)`, `.layer(…)`.
 fn common_builder(common: &Common) -> TokenStream {
     let mut out = TokenStream::new();
     if let Some(t) = &common.title {
@@ -174,6 +174,10 @@ fn common_builder(common: &Common) -> TokenStream {
     }
     if let Some(m) = &common.meta {
         out.extend(quote!(.meta_json(#m)));
+    }
+    for layer in &common.layers {
+        // Spanned at the expression: one that is not a layer is reported there.
+        out.extend(quote_spanned!(layer.span()=> .layer(#layer)));
     }
     out
 }

@@ -136,6 +136,24 @@ impl TextExpr {
     }
 }
 
+/// `layer = <expr>`: an expression building a middleware layer, evaluated where the
+/// definition is built. A literal is refused here (a string would name nothing).
+#[derive(Debug, Clone)]
+pub(crate) struct LayerExpr(pub(crate) Expr);
+
+impl FromMeta for LayerExpr {
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        match expr {
+            Expr::Lit(_) => Err(darling::Error::custom(
+                "`layer` takes an expression that builds a tower layer, such as \
+                 `layer = my_layer()` or `layer = mcp_framework::middleware::timeout(…)`",
+            )
+            .with_span(expr)),
+            _ => Ok(Self(expr.clone())),
+        }
+    }
+}
+
 /// The options every macro takes, before validation.
 pub(crate) struct CommonArgs {
     pub(crate) name: Option<LitStr>,
@@ -143,6 +161,7 @@ pub(crate) struct CommonArgs {
     pub(crate) description: Option<TextExpr>,
     pub(crate) icon: Vec<LitStr>,
     pub(crate) meta: Option<LitStr>,
+    pub(crate) layer: Vec<LayerExpr>,
     pub(crate) register: Option<bool>,
     pub(crate) krate: Option<Path>,
 }
@@ -198,6 +217,7 @@ fn common(
         description,
         icons: args.icon.iter().map(LitStr::value).collect(),
         meta: args.meta.map(|m| m.value()),
+        layers: args.layer.into_iter().map(|l| l.0).collect(),
         register: args.register.unwrap_or(true),
         krate: args.krate.unwrap_or_else(|| parse_quote!(::mcp_framework)),
     }

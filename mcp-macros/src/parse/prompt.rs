@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use syn::{LitStr, Path};
 
 use super::params::function;
-use super::{CommonArgs, Errors, Kind, TextExpr, common, parse_args, parse_item};
+use super::{CommonArgs, Errors, Kind, LayerExpr, TextExpr, common, parse_args, parse_item};
 use crate::model::PromptModel;
 
 /// The arguments of `#[prompt(…)]`.
@@ -17,6 +17,8 @@ struct PromptArgs {
     #[darling(multiple)]
     icon: Vec<LitStr>,
     meta: Option<LitStr>,
+    #[darling(multiple)]
+    layer: Vec<LayerExpr>,
     register: Option<bool>,
     #[darling(rename = "crate")]
     krate: Option<Path>,
@@ -44,6 +46,7 @@ pub(crate) fn prompt(args: TokenStream, item: TokenStream) -> syn::Result<Prompt
             description: args.description,
             icon: args.icon,
             meta: args.meta,
+            layer: args.layer,
             register: args.register,
             krate: args.krate,
         },

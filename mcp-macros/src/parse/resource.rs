@@ -6,7 +6,7 @@ use syn::{LitStr, Path};
 
 use super::params::function;
 use super::template::template_variables;
-use super::{CommonArgs, Errors, Kind, TextExpr, common, error, parse_args, parse_item};
+use super::{CommonArgs, Errors, Kind, LayerExpr, TextExpr, common, error, parse_args, parse_item};
 use crate::model::{CacheScope, ResourceKind, ResourceModel};
 
 /// The arguments of `#[resource(…)]`.
@@ -22,6 +22,8 @@ struct ResourceArgs {
     #[darling(multiple)]
     icon: Vec<LitStr>,
     meta: Option<LitStr>,
+    #[darling(multiple)]
+    layer: Vec<LayerExpr>,
     ttl_ms: Option<u64>,
     cache_scope: Option<LitStr>,
     register: Option<bool>,
@@ -158,6 +160,7 @@ pub(crate) fn resource(args: TokenStream, item: TokenStream) -> syn::Result<Reso
             description: args.description,
             icon: args.icon,
             meta: args.meta,
+            layer: args.layer,
             register: args.register,
             krate: args.krate,
         },

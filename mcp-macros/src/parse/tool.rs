@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use syn::{LitStr, Path};
 
 use super::params::function;
-use super::{CommonArgs, Errors, Kind, TextExpr, common, parse_args, parse_item};
+use super::{CommonArgs, Errors, Kind, LayerExpr, TextExpr, common, parse_args, parse_item};
 use crate::model::{Annotations, ToolModel};
 
 /// The arguments of `#[tool(…)]`.
@@ -21,6 +21,8 @@ struct ToolArgs {
     #[darling(multiple)]
     icon: Vec<LitStr>,
     meta: Option<LitStr>,
+    #[darling(multiple)]
+    layer: Vec<LayerExpr>,
     register: Option<bool>,
     #[darling(rename = "crate")]
     krate: Option<Path>,
@@ -63,6 +65,7 @@ pub(crate) fn tool(args: TokenStream, item: TokenStream) -> syn::Result<ToolMode
             description: args.description,
             icon: args.icon,
             meta: args.meta,
+            layer: args.layer,
             register: args.register,
             krate: args.krate,
         },
@@ -372,6 +375,41 @@ mod tests {
             ),
         );
         assert!(e[0].contains("#[complete] is only supported"));
+    }
+
+    #[test]
+    fn layers_keep_their_order_and_literals_are_refused() {
+        let m = parse(
+            quote!(
+                layer = outer(),
+                layer = mw::timeout(Duration::from_secs(1)),
+                layer = INNER
+            ),
+            quote!(
+                fn f() {}
+            ),
+        );
+        let layers: Vec<String> = m
+            .common
+            .layers
+            .iter()
+            .map(|l| l.to_token_stream().to_string())
+            .collect();
+        assert_eq!(
+            layers,
+            [
+                "outer ()",
+                "mw :: timeout (Duration :: from_secs (1))",
+                "INNER"
+            ]
+        );
+        let e = errors(
+            quote!(layer = "timeout"),
+            quote!(
+                fn f() {}
+            ),
+        );
+        assert!(e[0].starts_with("`layer` takes an expression"), "{e:?}");
     }
 
     #[test]
