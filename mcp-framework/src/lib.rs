@@ -37,6 +37,7 @@ mod location;
 mod mrtr;
 mod peer;
 mod schema;
+mod schema_profile;
 mod template;
 
 pub mod protocol;
@@ -68,6 +69,7 @@ pub use registry::set::{PromptSet, ResourceSet, ToolSet};
 #[cfg(feature = "http")]
 pub use runtime::config::HttpConfig;
 pub use runtime::handle::ServerHandle;
+pub use schema_profile::{SchemaProfile, SchemaRule, SchemaViolation};
 pub use server::Server;
 pub use server::builder::ServerBuilder;
 

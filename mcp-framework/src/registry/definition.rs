@@ -11,6 +11,7 @@ use crate::cache::CachePolicy;
 use crate::completion::ErasedCompleter;
 use crate::location::Location;
 use crate::protocol::{CacheScope, Icon, JsonObject, ToolAnnotations};
+use crate::schema_profile::{SchemaProfile, SchemaRule};
 
 /// The builder methods every kind of definition has.
 macro_rules! shared_builders {
@@ -66,6 +67,10 @@ pub struct ToolDefinition {
     pub(crate) annotations: Option<ToolAnnotations>,
     pub(crate) icons: Vec<Icon>,
     pub(crate) meta: Option<Cow<'static, str>>,
+    /// `None`: the server's profile.
+    pub(crate) schema_profile: Option<SchemaProfile>,
+    /// Rules of the profile this tool breaks knowingly.
+    pub(crate) allowed: Vec<SchemaRule>,
     pub(crate) location: Location,
 }
 
@@ -84,6 +89,8 @@ impl ToolDefinition {
             annotations: None,
             icons: Vec::new(),
             meta: None,
+            schema_profile: None,
+            allowed: Vec::new(),
             location: Location::RUNTIME,
         }
     }
@@ -99,6 +106,24 @@ impl ToolDefinition {
     #[must_use]
     pub fn annotations(mut self, annotations: ToolAnnotations) -> Self {
         self.annotations = Some(annotations);
+        self
+    }
+
+    /// Shapes this tool's schemas with `profile` instead of the server's
+    /// ([`ServerBuilder::schema_profile`](crate::ServerBuilder::schema_profile)).
+    #[must_use]
+    pub fn schema_profile(mut self, profile: SchemaProfile) -> Self {
+        self.schema_profile = Some(profile);
+        self
+    }
+
+    /// Accepts a construct that the tool's schema profile refuses: `build()` serves it as
+    /// it is instead of failing.
+    #[must_use]
+    pub fn allow(mut self, rule: SchemaRule) -> Self {
+        if !self.allowed.contains(&rule) {
+            self.allowed.push(rule);
+        }
         self
     }
 }

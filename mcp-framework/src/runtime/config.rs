@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use crate::cache::CacheConfig;
+use crate::schema_profile::SchemaProfile;
 
 /// Limits and settings that are not part of what the server serves.
 #[derive(Debug, Clone)]
@@ -17,6 +18,8 @@ pub(crate) struct Config {
     pub(crate) max_message_bytes: usize,
     /// On stdio EOF, how long in-flight requests may still finish.
     pub(crate) drain_timeout: Duration,
+    /// How tool schemas are shaped, unless a tool chooses.
+    pub(crate) schema_profile: SchemaProfile,
     #[cfg(feature = "http")]
     pub(crate) http: HttpConfig,
 }
@@ -29,6 +32,7 @@ impl Default for Config {
             client_request_timeout: Duration::from_secs(300),
             max_message_bytes: 4 * 1024 * 1024,
             drain_timeout: Duration::from_secs(5),
+            schema_profile: SchemaProfile::default(),
             #[cfg(feature = "http")]
             http: HttpConfig::default(),
         }
