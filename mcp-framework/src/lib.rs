@@ -93,6 +93,7 @@ pub mod __private {
     };
     pub use crate::registry::set::{PromptRegistration, ResourceRegistration, ToolRegistration};
     pub use crate::schema::{input_schema_for, schema_for};
+    pub use crate::schema_profile::{SchemaProfile, SchemaRule};
     #[cfg(feature = "inventory")]
     pub use inventory;
     pub use schemars;
