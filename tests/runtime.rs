@@ -7,8 +7,8 @@ use std::time::Duration;
 use mcp_framework::client::{Client, ClientError, RequestOptions};
 use mcp_framework::protocol::ElicitResult;
 use mcp_framework::{
-    CallToolResult, Completion, Content, PromptSet, ProtocolVersion, ResourceSet, Server,
-    ToolDefinition, ToolSet,
+    CallToolResult, Completion, Content, PromptSet, ProtocolVersion, ResourceSet, SchemaProfile,
+    Server, ToolDefinition, ToolSet,
 };
 use serde_json::{Value, json};
 use tests::fixture::{obj, sampled, server, server_with};
@@ -138,13 +138,26 @@ async fn tool_calls_results_and_errors() {
             .await,
     );
     assert_eq!(code, -32602);
-    // Non-object structured output is allowed on 2026-07-28.
+    // The default (portable) profile gives outputs object roots: a list goes out wrapped.
+    let n = client
+        .request("tools/call", json!({"name":"numbers"}))
+        .await
+        .unwrap();
+    assert_eq!(n["structuredContent"], json!({"result": [1, 2, 3]}));
+    assert_modern("CallToolResult", &n);
+    // Non-object structured output is allowed on 2026-07-28: the standard profile sends it
+    // as it is.
+    let standard = server_with(|b| b.schema_profile(SchemaProfile::Standard));
+    let client = Client::connect(&standard).await.unwrap();
     let n = client
         .request("tools/call", json!({"name":"numbers"}))
         .await
         .unwrap();
     assert_eq!(n["structuredContent"], json!([1, 2, 3]));
     assert_modern("CallToolResult", &n);
+    let listed = client.list_tools().await.unwrap();
+    let numbers = listed.iter().find(|t| t.name == "numbers").unwrap();
+    assert_eq!(numbers.output_schema.as_ref().unwrap()["type"], "array");
 }
 
 #[tokio::test]

@@ -17,14 +17,14 @@ use crate::protocol::JsonObject;
 pub enum SchemaProfile {
     /// JSON Schema 2020-12 exactly as derived or written: `$defs`/`$ref`, combinators and
     /// conditionals, schemars' `format`s (`"double"`, `"uint32"`…), non-object output roots
-    /// on 2026-07-28 (`#[tool(schema = "standard")]`). The default.
-    #[default]
+    /// on 2026-07-28 (`#[tool(schema = "standard")]`).
     Standard,
-    /// What the major clients all accept: `$ref`s inlined, only the
+    /// What the major clients all accept (the default): `$ref`s inlined, only the
     /// `date-time` format (integer widths become `minimum`/`maximum`), `items` on every
     /// array, object roots without combinators, no `$schema`, tool names of
     /// `[A-Za-z0-9_-]` within 64 characters with the server's name
     /// (`#[tool(schema = "portable")]`).
+    #[default]
     Portable,
     /// `Portable`, and the input schema follows OpenAI's strict function calling: every
     /// property required (optional ones as `type: [T, "null"]`) and

@@ -166,8 +166,8 @@ impl ServerBuilder {
     }
 
     /// How the tools' `inputSchema` and `outputSchema` are shaped for clients (default
-    /// [`SchemaProfile::Standard`]); a tool can choose its own
-    /// ([`ToolDefinition::schema_profile`](crate::ToolDefinition::schema_profile)).
+    /// [`SchemaProfile::Portable`]); a tool can choose its own (`#[tool(schema = "…")]`,
+    /// [`ToolDefinition::schema_profile`](crate::ToolDefinition::schema_profile)).
     /// Schemas are shaped once, in `build()` (and when tools are added at run time), and a
     /// tool that breaks a rule of its profile makes `build()` fail (see
     /// [`SchemaRule`](crate::SchemaRule)).
