@@ -41,6 +41,7 @@ pub(super) fn apply(shaped: &mut Shaped, role: Role) {
         if let Value::Object(obj) = schema {
             formats(obj);
             arrays(obj);
+            true_properties(obj);
         }
     });
     shaped.schema = match root {
@@ -165,8 +166,11 @@ fn arrays(obj: &mut Map<String, Value>) {
             Some(_) => {}
         }
     }
-    // `true` subschemas (`serde_json::Value`) as `{}`: the same meaning, and a schema
-    // object where clients expect one.
+}
+
+/// `true` properties (`serde_json::Value`) as `{}`: the same meaning, and a schema object
+/// where clients expect one.
+fn true_properties(obj: &mut Map<String, Value>) {
     if let Some(Value::Object(props)) = obj.get_mut("properties") {
         for prop in props.values_mut() {
             if *prop == json!(true) {

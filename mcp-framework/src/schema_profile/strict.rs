@@ -5,14 +5,14 @@
 
 use serde_json::{Map, Value, json};
 
-use super::rules::{SchemaRule, SchemaViolation, Shaped};
+use super::rules::{Role, SchemaRule, SchemaViolation, Shaped};
 use super::walk::walk;
 
 /// Applies the strict rules to `shaped.schema` (an input schema).
 pub(super) fn apply(shaped: &mut Shaped) {
     let mut root = Value::Object(std::mem::take(&mut shaped.schema));
     let violations = &mut shaped.violations;
-    walk(&mut root, "/inputSchema", &mut |schema, pointer| {
+    walk(&mut root, Role::Input.pointer(), &mut |schema, pointer| {
         if let Value::Object(obj) = schema {
             nullable_union(obj);
             if is_object(obj) {
