@@ -10,22 +10,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 fn binary() -> PathBuf {
-    // target/debug/deps/stdio-… → target/debug/everything
-    let exe = std::env::current_exe().expect("test binary path");
-    let dir = exe
-        .parent()
-        .and_then(|p| p.parent())
-        .expect("target dir")
-        .to_path_buf();
-    let bin = dir.join("everything");
-    if !bin.exists() {
-        let status = std::process::Command::new(env!("CARGO"))
-            .args(["build", "-p", "examples", "--bin", "everything"])
-            .status()
-            .expect("cargo runs");
-        assert!(status.success(), "building examples/everything failed");
-    }
-    bin
+    tests::example_binary("everything")
 }
 
 struct Proc {
@@ -122,6 +107,25 @@ async fn garbage_gets_parse_errors_and_the_server_keeps_serving() {
     .await;
     let (r, _) = p.until(2).await;
     assert_eq!(r["result"]["structuredContent"]["sum"], 5.0);
+}
+
+#[tokio::test]
+async fn a_result_that_breaks_its_output_schema_is_not_a_success() {
+    let mut p = Proc::spawn();
+    p.request(
+        1,
+        "tools/call",
+        json!({"name":"test_invalid_structured_output","arguments":{}}),
+    )
+    .await;
+    let (r, _) = p.until(1).await;
+    // A debug build: an internal error naming the mismatch.
+    assert_eq!(r["error"]["code"], -32603, "{r}");
+    let message = r["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("does not match its outputSchema") && message.contains("/celsius"),
+        "{message}"
+    );
 }
 
 #[tokio::test]

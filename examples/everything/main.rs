@@ -406,6 +406,25 @@ fn regional_echo(
     format!("{region}:{text}")
 }
 
+/// A reading whose declared type and value disagree, as when a `#[schemars(with = …)]`
+/// goes stale: the schema says a number, the value is text.
+#[derive(Serialize, JsonSchema)]
+struct Reading {
+    /// Degrees Celsius.
+    #[schemars(with = "f64")]
+    celsius: String,
+}
+
+/// Returns a result that does not match its own `outputSchema`. It is never sent as a
+/// success: debug builds answer with an internal error (`-32603`), release builds with a
+/// tool error (`isError`), and both log the mismatch.
+#[tool]
+fn test_invalid_structured_output() -> Reading {
+    Reading {
+        celsius: "warm".into(),
+    }
+}
+
 /// The name asked of the user.
 #[derive(Deserialize, JsonSchema)]
 struct Name {

@@ -1,15 +1,16 @@
-//! In-process dispatch cost: a whole `tools/call add` (parse, validate, call, encode), a
-//! `tools/list` of 102 tools served from cached bytes, and `resources/read` of a 1 MiB URI
-//! against a resource template (matching is linear in the URI), through
-//! `Server::handle_message`.
+//! In-process dispatch cost: a whole `tools/call add` (parse, validate, call, check the
+//! structured output, encode; and without the output check), a `tools/list` of 102 tools
+//! served from cached bytes, and `resources/read` of a 1 MiB URI against a resource template
+//! (matching is linear in the URI), through `Server::handle_message`; and `build()` of those
+//! 102 tools under the standard and the portable schema profiles (the cost of shaping).
 //!
 //! `cargo bench -p mcp-framework --bench dispatch`
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use mcp_framework::protocol::TextResourceContents;
 use mcp_framework::{
-    CallToolResult, Content, PromptSet, ResourceContents, ResourceDefinition, ResourceSet, Server,
-    ToolDefinition, ToolSet,
+    CallToolResult, Content, OutputValidation, PromptSet, ResourceContents, ResourceDefinition,
+    ResourceSet, SchemaProfile, Server, ServerBuilder, ToolDefinition, ToolSet,
 };
 use serde_json::{Value, json};
 
@@ -20,7 +21,7 @@ fn object(v: Value) -> mcp_framework::protocol::JsonObject {
     }
 }
 
-fn server() -> Server {
+fn builder() -> ServerBuilder {
     let mut tools = ToolSet::new()
         .with_fn(
             ToolDefinition::new(
@@ -73,8 +74,10 @@ fn server() -> Server {
                 })])
             },
         ))
-        .build()
-        .expect("builds")
+}
+
+fn server() -> Server {
+    builder().build().expect("builds")
 }
 
 const CALL: &[u8] = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1.0.0"}}}}"#;
@@ -102,6 +105,13 @@ fn bench(c: &mut Criterion) {
     c.bench_function("tools/call add", |b| {
         b.iter(|| rt.block_on(server.handle_message(std::hint::black_box(CALL))));
     });
+    let unchecked = builder()
+        .output_validation(OutputValidation::Off)
+        .build()
+        .expect("builds");
+    c.bench_function("tools/call add, output unchecked", |b| {
+        b.iter(|| rt.block_on(unchecked.handle_message(std::hint::black_box(CALL))));
+    });
     c.bench_function("tools/list (102 tools, cached)", |b| {
         b.iter(|| rt.block_on(server.handle_message(std::hint::black_box(LIST))));
     });
@@ -120,6 +130,18 @@ fn bench(c: &mut Criterion) {
     group.bench_function("no template matches", |b| {
         b.iter(|| rt.block_on(server.handle_message(std::hint::black_box(&miss))));
     });
+    group.finish();
+    let mut group = c.benchmark_group("build, 102 tools");
+    group.sample_size(20);
+    for profile in [SchemaProfile::Standard, SchemaProfile::Portable] {
+        group.bench_function(profile.name(), |b| {
+            b.iter_batched(
+                || builder().schema_profile(profile),
+                |b| b.build().expect("builds"),
+                BatchSize::SmallInput,
+            );
+        });
+    }
     group.finish();
 }
 

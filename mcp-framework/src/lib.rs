@@ -68,6 +68,7 @@ pub use registry::handler::{
 pub use registry::set::{PromptSet, ResourceSet, ToolSet};
 #[cfg(feature = "http")]
 pub use runtime::config::HttpConfig;
+pub use runtime::config::OutputValidation;
 pub use runtime::handle::ServerHandle;
 pub use schema_profile::{SchemaProfile, SchemaRule, SchemaViolation};
 pub use server::Server;

@@ -7,6 +7,27 @@ use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 
+/// The binary of an example (`everything`, `notes`, …) next to the test binary, built
+/// first if it is missing.
+pub fn example_binary(name: &str) -> PathBuf {
+    // target/debug/deps/<test>-… → target/debug/<name>
+    let exe = std::env::current_exe().expect("test binary path");
+    let dir = exe
+        .parent()
+        .and_then(|p| p.parent())
+        .expect("target dir")
+        .to_path_buf();
+    let bin = dir.join(name);
+    if !bin.exists() {
+        let status = std::process::Command::new(env!("CARGO"))
+            .args(["build", "-p", "examples", "--bin", name])
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "building examples/{name} failed");
+    }
+    bin
+}
+
 /// The specification the tests check against, vendored in `mcp-framework/tests/spec/`.
 pub fn spec_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../mcp-framework/tests/spec")

@@ -13,9 +13,11 @@ use super::run::{Invocation, execute, prepare};
 use super::views::{CallView, GetPromptView, ReadView, parse};
 use crate::outcome::{coerce_strings, error_result};
 use crate::protocol::jsonrpc::Request;
-use crate::protocol::{ErrorObject, ProtocolVersion, codes};
+use crate::protocol::{CallToolResult, ErrorObject, ProtocolVersion, codes};
+use crate::registry::entry::ToolEntry;
 use crate::registry::handler::ResourceRequest;
 use crate::render;
+use crate::runtime::config::OutputValidation;
 use crate::runtime::state::ServerInner;
 
 pub(super) async fn call_tool(
@@ -67,10 +69,38 @@ pub(super) async fn call_tool(
     };
     let fut = (entry.call)(arguments, prepared.cx.clone());
     execute(server, &prepared, fut, |outcome| match outcome {
-        Ok(result) => Reply::Result(render::tool_result(server, version, &entry, result)),
+        Ok(result) => match honest(server, &entry, result) {
+            Ok(result) => Reply::Result(render::tool_result(server, version, &entry, result)),
+            Err(e) => Reply::error(e),
+        },
         Err(e) => Reply::error(e),
     })
     .await
+}
+
+/// A result whose `structuredContent` does not match the tool's output schema, as the
+/// server's [`OutputValidation`] says: sent anyway, or logged and replaced by a tool error
+/// or a protocol error.
+fn honest(
+    server: &ServerInner,
+    entry: &ToolEntry,
+    result: CallToolResult,
+) -> Result<CallToolResult, ErrorObject> {
+    let validation = server.config.output_validation;
+    if validation == OutputValidation::Off {
+        return Ok(result);
+    }
+    let Err(problems) = entry.check_output(&result) else {
+        return Ok(result);
+    };
+    let name = &entry.tool.name;
+    tracing::error!(tool = %name, %problems, "the tool's result does not match its outputSchema");
+    let message =
+        format!("the result of tool `{name}` does not match its outputSchema: {problems}");
+    match validation {
+        OutputValidation::ProtocolError => Err(ErrorObject::internal(message)),
+        _ => Ok(error_result(message)),
+    }
 }
 
 /// Prompt arguments arrive as strings (other JSON values are taken as their text).

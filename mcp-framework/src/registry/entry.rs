@@ -18,7 +18,9 @@ use crate::completion::ErasedCompleter;
 use crate::error::Error;
 use crate::headers::HeaderParam;
 use crate::location::Location;
-use crate::protocol::{JsonObject, Prompt, PromptArgument, Resource, ResourceTemplate, Tool};
+use crate::protocol::{
+    CallToolResult, JsonObject, Prompt, PromptArgument, Resource, ResourceTemplate, Tool,
+};
 use crate::schema::{self, Validator};
 use crate::schema_profile::{self as profile, Role, SchemaProfile};
 use crate::template::UriTemplate;
@@ -43,6 +45,8 @@ pub(crate) struct ToolEntry {
     pub(crate) wraps_structured: bool,
     /// Arguments, against the input schema as defined.
     pub(crate) validator: Validator,
+    /// `structuredContent`, against the output schema as clients see it (before wrapping).
+    pub(crate) output_validator: Option<Validator>,
     pub(crate) headers: Vec<HeaderParam>,
     pub(crate) call: ToolFn,
     pub(crate) location: Location,
@@ -112,13 +116,13 @@ impl ToolEntry {
         let headers = crate::headers::collect_header_params(&def.input_schema).map_err(err)?;
         let meta = parse_meta(kind, &def.name, def.location, def.meta.as_deref())?;
 
-        let shape = def.schema_profile.unwrap_or(rules.profile);
-        let input = profile::shape(shape, Role::Input, &def.input_schema);
+        let chosen = def.schema_profile.unwrap_or(rules.profile);
+        let input = profile::shape(chosen, Role::Input, &def.input_schema);
         let output = def
             .output_schema
             .as_ref()
-            .map(|s| profile::shape(shape, Role::Output, s));
-        let violations: Vec<_> = profile::check_name(shape, rules.server_name, &def.name)
+            .map(|s| profile::shape(chosen, Role::Output, s));
+        let violations: Vec<_> = profile::check_name(chosen, rules.server_name, &def.name)
             .into_iter()
             .chain(input.violations)
             .chain(output.iter().flat_map(|o| o.violations.iter().cloned()))
@@ -128,7 +132,7 @@ impl ToolEntry {
             return Err(Error::Schema {
                 name: def.name.into_owned(),
                 location: def.location,
-                profile: shape,
+                profile: chosen,
                 violations,
             });
         }
@@ -137,10 +141,11 @@ impl ToolEntry {
                 "the input schema must have `type: \"object\"` at its root".into(),
             ));
         }
-        if let Some(o) = &output {
-            Validator::compile(&o.schema)
-                .map_err(|e| err(format!("the output schema does not compile: {e}")))?;
-        }
+        let output_validator = output
+            .as_ref()
+            .map(|o| Validator::compile(&o.schema))
+            .transpose()
+            .map_err(|e| err(format!("the output schema does not compile: {e}")))?;
         let wraps_structured = output.as_ref().is_some_and(|o| o.wrap);
         let output_schema = output.map(|o| {
             if o.wrap {
@@ -167,10 +172,27 @@ impl ToolEntry {
             wraps_output,
             wraps_structured,
             validator,
+            output_validator,
             headers,
             call,
             location: def.location,
         })
+    }
+
+    /// Checks a result against the tool's output schema: `Err` says what does not match.
+    /// Error results (`isError`) are not checked; a successful one must carry
+    /// `structuredContent` when the tool declares an output schema.
+    pub(crate) fn check_output(&self, result: &CallToolResult) -> Result<(), String> {
+        let Some(validator) = &self.output_validator else {
+            return Ok(());
+        };
+        if result.is_error == Some(true) {
+            return Ok(());
+        }
+        match &result.structured_content {
+            Some(value) => validator.check(value),
+            None => Err("the result has no `structuredContent`".into()),
+        }
     }
 }
 

@@ -20,6 +20,8 @@ pub(crate) struct Config {
     pub(crate) drain_timeout: Duration,
     /// How tool schemas are shaped, unless a tool chooses.
     pub(crate) schema_profile: SchemaProfile,
+    /// What happens to results that do not match their output schema.
+    pub(crate) output_validation: OutputValidation,
     #[cfg(feature = "http")]
     pub(crate) http: HttpConfig,
 }
@@ -33,8 +35,38 @@ impl Default for Config {
             max_message_bytes: 4 * 1024 * 1024,
             drain_timeout: Duration::from_secs(5),
             schema_profile: SchemaProfile::default(),
+            output_validation: OutputValidation::default(),
             #[cfg(feature = "http")]
             http: HttpConfig::default(),
+        }
+    }
+}
+
+/// What happens to a successful tool result whose `structuredContent` does not validate
+/// against the tool's `outputSchema` (or that has none although the tool declares one).
+/// The specification says a server **must** send results that conform; a mismatch is a
+/// bug in the tool. Set with
+/// [`ServerBuilder::output_validation`](crate::ServerBuilder::output_validation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum OutputValidation {
+    /// Not checked: the result goes out as the tool made it.
+    Off,
+    /// Logged as an error, and the client gets a tool error (`isError: true`) saying
+    /// what does not match. The default of release builds.
+    ToolError,
+    /// Logged as an error, and the client gets a JSON-RPC internal error (`-32603`): a test
+    /// that calls the tool fails. The default of debug builds (`debug_assertions`), tests
+    /// included.
+    ProtocolError,
+}
+
+impl Default for OutputValidation {
+    fn default() -> Self {
+        if cfg!(debug_assertions) {
+            Self::ProtocolError
+        } else {
+            Self::ToolError
         }
     }
 }

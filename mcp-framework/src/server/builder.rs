@@ -19,9 +19,9 @@ use crate::protocol::{
 };
 use crate::registry::entry::ToolRules;
 use crate::registry::set::{PromptSet, ResourceSet, ToolSet, collected};
-use crate::runtime::config::Config;
 #[cfg(feature = "http")]
 use crate::runtime::config::HttpConfig;
+use crate::runtime::config::{Config, OutputValidation};
 use crate::runtime::state::{ServerInner, StateMap};
 use crate::schema_profile::SchemaProfile;
 
@@ -173,6 +173,14 @@ impl ServerBuilder {
     /// [`SchemaRule`](crate::SchemaRule)).
     pub fn schema_profile(mut self, profile: SchemaProfile) -> Self {
         self.config.schema_profile = profile;
+        self
+    }
+
+    /// What happens to tool results whose `structuredContent` does not match the tool's
+    /// `outputSchema` (default: an internal error in debug builds, a logged error and an
+    /// `isError` result in release builds).
+    pub fn output_validation(mut self, validation: OutputValidation) -> Self {
+        self.config.output_validation = validation;
         self
     }
 
