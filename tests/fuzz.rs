@@ -241,10 +241,16 @@ async fn http(s: &Server, input: &[u8]) {
             axum::http::Uri::try_from(path)
                 .unwrap_or_else(|_| axum::http::Uri::from_static("/mcp")),
         );
+    let mut has_host = false;
     for line in lines {
         if let Some((name, value)) = line.split_once(':') {
+            has_host |= name.trim().eq_ignore_ascii_case("host");
             req = req.header(name.trim(), value.trim());
         }
+    }
+    if !has_host {
+        // An HTTP/1.1 request without Host is refused before anything else is read.
+        req = req.header("host", "localhost");
     }
     let Ok(req) = req.body(Body::from(body.to_owned())) else {
         return; // not a valid HTTP request at all (the http crate refused a header)

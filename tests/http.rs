@@ -135,6 +135,7 @@ async fn request_metadata_headers_must_mirror_the_body() {
             "missing version",
             r.http
                 .post(&r.url)
+                .header("content-type", "application/json")
                 .header("Mcp-Method", "tools/call")
                 .header("Mcp-Name", "add")
                 .body(body.to_string()),
@@ -147,6 +148,7 @@ async fn request_metadata_headers_must_mirror_the_body() {
             "missing method",
             r.http
                 .post(&r.url)
+                .header("content-type", "application/json")
                 .header("MCP-Protocol-Version", "2026-07-28")
                 .header("Mcp-Name", "add")
                 .body(body.to_string()),
@@ -159,6 +161,7 @@ async fn request_metadata_headers_must_mirror_the_body() {
             "missing name",
             r.http
                 .post(&r.url)
+                .header("content-type", "application/json")
                 .header("MCP-Protocol-Version", "2026-07-28")
                 .header("Mcp-Method", "tools/call")
                 .body(body.to_string()),
@@ -168,6 +171,7 @@ async fn request_metadata_headers_must_mirror_the_body() {
             "bad sentinel",
             r.http
                 .post(&r.url)
+                .header("content-type", "application/json")
                 .header("MCP-Protocol-Version", "2026-07-28")
                 .header("Mcp-Method", "tools/call")
                 .header("Mcp-Name", "=?base64?%%%?=")
@@ -177,6 +181,7 @@ async fn request_metadata_headers_must_mirror_the_body() {
             "control characters",
             r.http
                 .post(&r.url)
+                .header("content-type", "application/json")
                 .header("MCP-Protocol-Version", "2026-07-28")
                 .header("Mcp-Method", "tools/call")
                 .header(
@@ -197,6 +202,7 @@ async fn request_metadata_headers_must_mirror_the_body() {
     let ok = r
         .http
         .post(&r.url)
+        .header("content-type", "application/json")
         .header("mcp-protocol-version", "2026-07-28")
         .header("MCP-METHOD", "tools/call")
         .header("mcp-name", "=?base64?YWRk?=")
@@ -274,6 +280,7 @@ async fn status_codes_follow_the_error_kind() {
     let resp = r
         .http
         .post(&r.url)
+        .header("content-type", "application/json")
         .body(
             json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}})
                 .to_string(),
@@ -398,6 +405,7 @@ async fn oversized_and_deep_bodies_get_clear_answers() {
     let resp = r
         .http
         .post(&r.url)
+        .header("content-type", "application/json")
         .header("MCP-Protocol-Version", "2026-07-28")
         .header("Mcp-Method", "tools/call")
         .header("Mcp-Name", "add")
@@ -512,6 +520,7 @@ async fn notifications_turn_the_answer_into_sse() {
     let resp = r
         .http
         .post(&r.url)
+        .header("content-type", "application/json")
         .header("accept", "application/json")
         .header("MCP-Protocol-Version", "2026-07-28")
         .header("Mcp-Method", "tools/call")
@@ -626,6 +635,7 @@ async fn legacy_sessions_share_the_endpoint() {
     let resp = r
         .http
         .post(&r.url)
+        .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")
         .body(init.to_string())
         .send()
@@ -642,6 +652,7 @@ async fn legacy_sessions_share_the_endpoint() {
     let resp = r
         .http
         .post(&r.url)
+        .header("content-type", "application/json")
         .header("mcp-session-id", &session)
         .header("mcp-protocol-version", "2025-11-25")
         .body(list.to_string())
@@ -657,6 +668,7 @@ async fn legacy_sessions_share_the_endpoint() {
     let resp = r
         .http
         .post(&r.url)
+        .header("content-type", "application/json")
         .header("mcp-session-id", &session)
         .header("accept", "application/json")
         .body(list.to_string())
@@ -681,6 +693,7 @@ async fn legacy_sessions_share_the_endpoint() {
     let resp = r
         .http
         .post(&r.url)
+        .header("content-type", "application/json")
         .header("mcp-session-id", "nope")
         .body(list.to_string())
         .send()
@@ -698,6 +711,7 @@ async fn legacy_sessions_share_the_endpoint() {
     let resp = r
         .http
         .post(&r.url)
+        .header("content-type", "application/json")
         .header("mcp-session-id", &session)
         .body(list.to_string())
         .send()
@@ -714,6 +728,7 @@ async fn legacy_streams_prime_close_and_resume() {
     let resp = r
         .http
         .post(&r.url)
+        .header("content-type", "application/json")
         .body(init.to_string())
         .send()
         .await
@@ -726,6 +741,7 @@ async fn legacy_streams_prime_close_and_resume() {
     let resp = r
         .http
         .post(&r.url)
+        .header("content-type", "application/json")
         .header("mcp-session-id", &session)
         .header("accept", "application/json, text/event-stream")
         .header("mcp-protocol-version", "2025-03-26")
@@ -790,6 +806,7 @@ async fn legacy_session(r: &Running, version: &str) -> String {
     let resp = r
         .http
         .post(&r.url)
+        .header("content-type", "application/json")
         .body(init.to_string())
         .send()
         .await
@@ -813,6 +830,7 @@ async fn a_cancelled_legacy_request_gets_no_response() {
     let resp = r
         .http
         .post(&r.url)
+        .header("content-type", "application/json")
         .header("mcp-session-id", &session)
         .header("accept", "application/json, text/event-stream")
         .body(call.to_string())
@@ -834,6 +852,7 @@ async fn a_cancelled_legacy_request_gets_no_response() {
     let resp = r
         .http
         .post(&r.url)
+        .header("content-type", "application/json")
         .header("mcp-session-id", &session)
         .body(cancel.to_string())
         .send()

@@ -4,7 +4,12 @@
 //! ```text
 //! everything stdio
 //! everything http --bind 127.0.0.1:8080      # endpoint: http://127.0.0.1:8080/mcp
+//! # behind nginx on this machine, for a browser app on another origin:
+//! everything http --bind 127.0.0.1:8080 --allow-host mcp.example.com \
+//!     --trust-proxy 127.0.0.1 --allow-origin https://app.example.com
 //! ```
+//!
+//! The deployment options are those of every server's [`Server::run`] command line.
 
 use std::time::Duration;
 

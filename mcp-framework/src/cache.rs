@@ -7,8 +7,10 @@ use bytes::Bytes;
 
 use crate::protocol::{CacheScope, ErrorObject, ProtocolVersion};
 
-/// A caching hint: how long a result stays fresh and who may share it.
+/// A caching hint: how long a result stays fresh and who may share it. Built with
+/// [`public`](Self::public) or [`private`](Self::private).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct CachePolicy {
     /// Freshness in milliseconds (`0` = immediately stale).
     pub ttl_ms: u64,

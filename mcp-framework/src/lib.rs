@@ -20,12 +20,14 @@ pub mod logging;
 mod render;
 mod session;
 mod subscriptions;
+mod telemetry;
 
 mod catalog;
 mod outcome;
 mod registry;
 mod runtime;
 
+mod admission;
 mod cache;
 mod completion;
 mod error;
@@ -66,9 +68,9 @@ pub use registry::handler::{
     ToolResult,
 };
 pub use registry::set::{PromptSet, ResourceSet, ToolSet};
-#[cfg(feature = "http")]
-pub use runtime::config::HttpConfig;
 pub use runtime::config::OutputValidation;
+#[cfg(feature = "http")]
+pub use runtime::config::{HttpConfig, ListenConfig};
 pub use runtime::handle::ServerHandle;
 pub use schema_profile::{SchemaProfile, SchemaRule, SchemaViolation};
 pub use server::Server;

@@ -3,11 +3,30 @@
 //! polling and, over HTTP, the request's headers and authenticated [`Principal`].
 
 use std::fmt;
+use std::net::IpAddr;
 use std::sync::Arc;
 
 use bytes::Bytes;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
+
+/// Who is behind a request, for limits of what one client may hold: an address over HTTP,
+/// a connection over stdio.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum PeerId {
+    /// The client's address (HTTP).
+    Addr(IpAddr),
+    /// One connection (stdio, a served stream).
+    Connection(u64),
+}
+
+impl PeerId {
+    /// A peer id no other connection of this process has.
+    pub(crate) fn new_connection() -> Self {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        Self::Connection(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    }
+}
 
 /// Where request-scoped messages (progress, log messages, legacy server requests) go:
 /// the stdio writer or the request's HTTP response stream. Nothing is sent once the

@@ -1,5 +1,7 @@
 //! `subscriptions/listen`: the filter, the acknowledgement, and the stream of change
-//! notifications tagged with the subscription id. Transports drive a [`Listen`].
+//! notifications tagged with the subscription id. Transports drive a [`Listen`]. Each open
+//! subscription holds a place among the server's listen streams (in all and per client)
+//! and, with a maximum lifetime set, ends gracefully when it runs out.
 
 use std::sync::Arc;
 
@@ -8,7 +10,9 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use tokio::sync::broadcast::{self, error::RecvError};
 
+use crate::admission::{Refusal, Slot};
 use crate::events::{ChangeEvent, uri_covers};
+use crate::peer::PeerId;
 use crate::protocol::jsonrpc::{Request, notification_message};
 use crate::protocol::{
     CancelledNotificationParams, ErrorObject, JsonObject, NotificationParams, RequestId,
@@ -30,7 +34,8 @@ struct ListenView {
 pub(crate) enum ListenEvent {
     /// A notification to send.
     Notify(Bytes),
-    /// The server is shutting down: send this final result, then close.
+    /// The server ends the subscription (shutdown, its lifetime ran out): send this final
+    /// result, then close.
     End(Bytes),
     /// The subscriber fell too far behind: tear the subscription down.
     Lagged,
@@ -44,6 +49,21 @@ pub(crate) struct Listen {
     filter: SubscriptionFilter,
     rx: broadcast::Receiver<ChangeEvent>,
     server: Arc<ServerInner>,
+    /// When the server ends the subscription on its own (its maximum lifetime).
+    deadline: Option<tokio::time::Instant>,
+    _slot: Slot,
+    /// Counts the stream among the open ones while it lives.
+    #[cfg(feature = "metrics")]
+    _counted: Option<crate::telemetry::metrics::GaugeGuard>,
+}
+
+/// Why a subscription was not opened.
+#[derive(Debug)]
+pub(crate) enum OpenError {
+    /// The params are malformed.
+    Params(ErrorObject),
+    /// The server or this client holds its maximum of streams.
+    Refused(Refusal),
 }
 
 impl Listen {
@@ -54,9 +74,16 @@ impl Listen {
         server: &Arc<ServerInner>,
         request: &Request,
         params: Option<&RawValue>,
-    ) -> Result<Self, ErrorObject> {
-        let view: ListenView = serde_json::from_str(params.map_or("{}", RawValue::get))
-            .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))?;
+        peer: Option<&PeerId>,
+    ) -> Result<Self, OpenError> {
+        let view: ListenView =
+            serde_json::from_str(params.map_or("{}", RawValue::get)).map_err(|e| {
+                OpenError::Params(ErrorObject::invalid_params(format!("Invalid params: {e}")))
+            })?;
+        let slot = server
+            .listen_slots
+            .admit(peer)
+            .map_err(OpenError::Refused)?;
         let caps = &server.capabilities;
         let wanted = view.notifications;
         let honor = |asked: Option<bool>, supported: bool| {
@@ -92,6 +119,14 @@ impl Listen {
             filter,
             rx: server.bus.subscribe(),
             server: server.clone(),
+            deadline: server
+                .config
+                .listen
+                .max_lifetime
+                .map(|d| tokio::time::Instant::now() + d),
+            _slot: slot,
+            #[cfg(feature = "metrics")]
+            _counted: crate::telemetry::metrics::get().map(|m| m.listen_opened()),
         })
     }
 
@@ -151,10 +186,21 @@ impl Listen {
 
     /// Waits for the next thing to send.
     pub(crate) async fn next(&mut self) -> ListenEvent {
+        let deadline = self.deadline;
+        let expired = async move {
+            match deadline {
+                Some(at) => tokio::time::sleep_until(at).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::pin!(expired);
         loop {
             tokio::select! {
                 biased;
                 () = self.server.shutdown.cancelled() => {
+                    return ListenEvent::End(render::listen_closed(&self.server, &self.id));
+                }
+                () = &mut expired => {
                     return ListenEvent::End(render::listen_closed(&self.server, &self.id));
                 }
                 event = self.rx.recv() => match event {

@@ -1,14 +1,15 @@
-//! Shared helpers for the end-to-end tests: the normative schema, example binaries.
+//! Shared helpers for the end-to-end tests: the normative schema, example binaries, the
+//! fixture server and talking to it over the wire.
 
 pub mod fixture;
+pub mod wire;
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 
-/// The binary of an example (`everything`, `notes`, …) next to the test binary, built
-/// first if it is missing.
+/// The path of an example binary (`target/debug/<name>`), built first if it is missing.
 pub fn example_binary(name: &str) -> PathBuf {
     // target/debug/deps/<test>-… → target/debug/<name>
     let exe = std::env::current_exe().expect("test binary path");
@@ -120,6 +121,8 @@ mod guide {
     struct Testing;
     #[doc = include_str!("../../guide/src/deploying.md")]
     struct Deploying;
+    #[doc = include_str!("../../guide/src/observability.md")]
+    struct Observability;
     #[doc = include_str!("../../guide/src/performance.md")]
     struct Performance;
 }

@@ -10,7 +10,7 @@ use super::carrier::Carrier;
 use super::era::Era;
 use super::reply::Reply;
 use super::run::{Invocation, execute, prepare};
-use super::views::{CallView, GetPromptView, ReadView, parse};
+use super::views::{CallView, GetPromptView, ReadView, check_uri, parse};
 use crate::outcome::{coerce_strings, error_result};
 use crate::protocol::jsonrpc::Request;
 use crate::protocol::{CallToolResult, ErrorObject, ProtocolVersion, codes};
@@ -19,6 +19,7 @@ use crate::registry::handler::ResourceRequest;
 use crate::render;
 use crate::runtime::config::OutputValidation;
 use crate::runtime::state::ServerInner;
+use crate::telemetry::span;
 
 pub(super) async fn call_tool(
     server: &Arc<ServerInner>,
@@ -70,7 +71,12 @@ pub(super) async fn call_tool(
     let fut = (entry.call)(arguments, prepared.cx.clone());
     execute(server, &prepared, fut, |outcome| match outcome {
         Ok(result) => match honest(server, &entry, result) {
-            Ok(result) => Reply::Result(render::tool_result(server, version, &entry, result)),
+            Ok(result) => {
+                if result.is_error == Some(true) {
+                    span::record_error(&tracing::Span::current(), "tool_error");
+                }
+                Reply::Result(render::tool_result(server, version, &entry, result))
+            }
             Err(e) => Reply::error(e),
         },
         Err(e) => Reply::error(e),
@@ -189,6 +195,9 @@ pub(super) async fn read_resource(
         Ok(v) => v,
         Err(e) => return Reply::bad(e),
     };
+    if let Err(e) = check_uri(server, &view.uri) {
+        return Reply::bad(e);
+    }
     let version = era.version;
     let catalog = server.catalog.load();
     let (read, resource_request, cache) = if let Some(entry) = catalog.resource(&view.uri) {

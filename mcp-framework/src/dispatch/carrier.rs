@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
-use crate::peer::{HttpParts, Sink, StreamCloser};
+use crate::peer::{HttpParts, PeerId, Sink, StreamCloser};
 use crate::protocol::meta::RequestMeta;
 use crate::session::legacy::LegacySession;
 
@@ -23,4 +23,6 @@ pub(crate) struct Carrier {
     pub(crate) meta: Option<(RequestMeta, Option<Box<RawValue>>)>,
     /// Closes the response connection, keeping the stream (legacy HTTP).
     pub(crate) close_stream: Option<StreamCloser>,
+    /// Who sent it, when the transport knows (limits per client).
+    pub(crate) peer: Option<PeerId>,
 }

@@ -11,7 +11,7 @@ use serde_json::value::RawValue;
 use super::era::Era;
 use super::reply::Reply;
 use super::run::{handler_panicked, panic_message};
-use super::views::{CompleteView, RefView, parse};
+use super::views::{CompleteView, RefView, check_uri, parse};
 use crate::completion::{CompletionRequest, cap};
 use crate::protocol::{Completion, ErrorObject, JsonObject};
 use crate::render;
@@ -32,6 +32,11 @@ pub(super) async fn complete(
         value: view.argument.value,
         context: view.context.unwrap_or_default().arguments,
     };
+    if let RefView::Resource { uri } = &view.reference
+        && let Err(e) = check_uri(server, uri)
+    {
+        return Reply::bad(e);
+    }
     let catalog = server.catalog.load();
     let (completer, schema) = match &view.reference {
         RefView::Prompt { name } => match catalog.prompt(name) {

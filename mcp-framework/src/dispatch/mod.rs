@@ -19,37 +19,111 @@ use std::sync::Arc;
 use bytes::Bytes;
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
+use tracing::Instrument as _;
 
 pub(crate) use carrier::Carrier;
 pub(crate) use reply::{Failure, Reply};
 
 use self::era::Era;
-use self::views::{ListView, SetLevelView, UriView, parse};
+use self::views::{ListView, SetLevelView, UriView, check_uri, parse};
+use crate::admission::Refusal;
 use crate::cache::{ListKind, decode_cursor};
 use crate::inflight::InFlight;
 use crate::protocol::jsonrpc::{Notification, Request};
-use crate::protocol::meta::read_request_meta;
+use crate::protocol::meta::{RequestMeta, read_request_meta};
 use crate::protocol::{CancelledNotificationParams, ErrorObject, LoggingLevel};
 use crate::render;
 use crate::runtime::state::ServerInner;
-use crate::session::legacy::LegacySession;
-use crate::subscriptions::Listen;
+use crate::session::legacy::{LegacySession, MAX_SUBSCRIPTIONS};
+use crate::subscriptions::{Listen, OpenError};
+use crate::telemetry;
+use crate::telemetry::propagation::TraceContext;
+use crate::telemetry::span::Transport;
 
-/// Serves one request.
+/// Serves one request, in its span (see [`telemetry`](crate::telemetry)).
 pub(crate) async fn dispatch(
     server: &Arc<ServerInner>,
     request: Request,
     mut carrier: Carrier,
 ) -> Reply {
-    let params = request.params.as_deref();
     let (meta, raw_meta) = match carrier
         .meta
         .take()
-        .map_or_else(|| read_request_meta(params), Ok)
+        .map_or_else(|| read_request_meta(request.params.as_deref()), Ok)
     {
         Ok(m) => m,
         Err(e) => return Reply::bad(e),
     };
+    let version = match (&meta.protocol_version, &carrier.session) {
+        (Some(v), _) => Some(v.as_str()),
+        (None, Some(session)) => Some(session.version.as_str()),
+        (None, None) => None,
+    };
+    let transport = if carrier.http.is_some() {
+        Transport::Tcp
+    } else {
+        Transport::Pipe
+    };
+    let span = telemetry::span::request(
+        &request.method,
+        &request.id,
+        request.params.as_deref(),
+        version,
+        transport,
+    );
+    TraceContext::of(&meta, carrier.http.as_deref()).join(&span);
+    #[cfg(feature = "metrics")]
+    let timer = telemetry::metrics::get().map(|m| {
+        m.start(
+            &request.method,
+            served_target(server, &request).as_deref(),
+            version.and_then(crate::protocol::ProtocolVersion::parse),
+            transport,
+        )
+    });
+    let reply = route(server, request, carrier, meta, raw_meta)
+        .instrument(span.clone())
+        .await;
+    let error_type = match &reply {
+        Reply::Error(e, _) => Some(e.code.to_string()),
+        _ => None,
+    };
+    if let Some(error_type) = &error_type {
+        telemetry::span::record_error(&span, error_type);
+    }
+    #[cfg(feature = "metrics")]
+    if let Some(timer) = timer {
+        timer.finish(error_type.as_deref());
+    }
+    reply
+}
+
+/// The tool or prompt a request names, when the server serves it (a metric label: its
+/// values stay bounded whatever clients send).
+#[cfg(feature = "metrics")]
+fn served_target<'a>(
+    server: &ServerInner,
+    request: &'a Request,
+) -> Option<std::borrow::Cow<'a, str>> {
+    let target = telemetry::target::of(&request.method, request.params.as_deref())?;
+    let catalog = server.catalog.load();
+    let served = match request.method.as_str() {
+        "tools/call" => catalog.tool(&target).is_some(),
+        "prompts/get" => catalog.prompt(&target).is_some(),
+        _ => false,
+    };
+    served.then_some(target)
+}
+
+/// The method table.
+async fn route(
+    server: &Arc<ServerInner>,
+    request: Request,
+    carrier: Carrier,
+    meta: RequestMeta,
+    raw_meta: Option<Box<RawValue>>,
+) -> Reply {
+    let params = request.params.as_deref();
     let era = match Era::resolve(meta, raw_meta, carrier.session.as_ref()) {
         Ok(era) => era,
         Err(e) => return Reply::bad(e),
@@ -66,10 +140,14 @@ pub(crate) async fn dispatch(
         "prompts/get" => call::get_prompt(server, request, era, carrier).await,
         "resources/read" => call::read_resource(server, request, era, carrier).await,
         "completion/complete" => complete::complete(server, &era, params).await,
-        "subscriptions/listen" if !legacy => match Listen::open(server, &request, params) {
-            Ok(listen) => Reply::Listen(Box::new(listen)),
-            Err(e) => Reply::bad(e),
-        },
+        "subscriptions/listen" if !legacy && server.config.listen.enabled => {
+            match Listen::open(server, &request, params, carrier.peer.as_ref()) {
+                Ok(listen) => Reply::Listen(Box::new(listen)),
+                Err(OpenError::Params(e)) => Reply::bad(e),
+                Err(OpenError::Refused(Refusal::PeerFull(e))) => Reply::Error(e, Failure::Busy),
+                Err(OpenError::Refused(Refusal::Full(e))) => Reply::Error(e, Failure::Unavailable),
+            }
+        }
         "ping" if legacy => Reply::Result(render::empty()),
         "logging/setLevel" if legacy => match (parse::<SetLevelView>(params), &era.session) {
             (Ok(v), Some(session)) => match v.level.parse::<LoggingLevel>() {
@@ -86,14 +164,23 @@ pub(crate) async fn dispatch(
                 "logging/setLevel needs a session",
             )),
         },
-        "resources/subscribe" | "resources/unsubscribe" if legacy => {
+        "resources/subscribe" | "resources/unsubscribe"
+            if legacy && server.config.listen.enabled =>
+        {
             match (parse::<UriView>(params), &era.session) {
                 (Ok(v), Some(session)) => {
+                    if let Err(e) = check_uri(server, &v.uri) {
+                        return Reply::bad(e);
+                    }
                     let mut subs = session.subscriptions.lock().expect("subscriptions");
-                    if method == "resources/subscribe" {
-                        subs.insert(v.uri);
-                    } else {
+                    if method == "resources/unsubscribe" {
                         subs.remove(&v.uri);
+                    } else if subs.len() >= MAX_SUBSCRIPTIONS && !subs.contains(&v.uri) {
+                        return Reply::error(ErrorObject::invalid_params(format!(
+                            "A session subscribes to at most {MAX_SUBSCRIPTIONS} resources"
+                        )));
+                    } else {
+                        subs.insert(v.uri);
                     }
                     Reply::Result(render::empty())
                 }
@@ -133,12 +220,7 @@ pub(crate) fn open_session(
     params: Option<&RawValue>,
     outbound: Option<mpsc::Sender<Bytes>>,
 ) -> Result<(Arc<LegacySession>, Bytes), ErrorObject> {
-    let session = LegacySession::open(
-        params,
-        server.config.client_request_timeout,
-        &*server.bus,
-        outbound,
-    )?;
+    let session = LegacySession::open(params, &server.config, &*server.bus, outbound)?;
     let result = render::initialize_result(server, session.version);
     Ok((session, result))
 }

@@ -29,6 +29,10 @@ pub(crate) enum Failure {
     NotFound,
     /// The request was understood and answered with an error (HTTP 200).
     Answered,
+    /// A limit of what one client may hold was reached; retry later (HTTP 429).
+    Busy,
+    /// A limit of what the server holds in all was reached; retry later (HTTP 503).
+    Unavailable,
 }
 
 impl Reply {

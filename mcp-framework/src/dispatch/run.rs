@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use futures_util::FutureExt as _;
 use serde_json::{Map, Value};
 use tokio::sync::Notify;
+use tracing::Instrument as _;
 
 use super::carrier::Carrier;
 use super::era::Era;
@@ -20,6 +21,7 @@ use crate::mrtr::{Binding, Round, digest};
 use crate::protocol::{ErrorObject, InputRequiredResult, RequestId, codes};
 use crate::render;
 use crate::runtime::state::ServerInner;
+use crate::telemetry;
 
 /// What a handler is called for: the method, the item's name (a resource's URI), its
 /// arguments, and the MRTR state and answers of a retry.
@@ -115,9 +117,10 @@ pub(super) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "unknown panic".to_owned())
 }
 
-async fn run<T>(cx: &Context, fut: BoxFuture<T>) -> Run<T> {
+async fn run<T>(cx: &Context, fut: BoxFuture<T>, span: tracing::Span) -> Run<T> {
     let cancel = cx.inner.cancel.clone();
-    let fut = crate::logging::scope(cx.clone(), AssertUnwindSafe(fut).catch_unwind());
+    let fut =
+        crate::logging::scope(cx.clone(), AssertUnwindSafe(fut).catch_unwind()).instrument(span);
     let ran = tokio::select! {
         biased;
         out = fut => match out {
@@ -144,7 +147,8 @@ pub(super) async fn execute<T>(
     fut: BoxFuture<Result<T, ErrorObject>>,
     done: impl FnOnce(Result<T, ErrorObject>) -> Reply,
 ) -> Reply {
-    match run(&prepared.cx, fut).await {
+    let span = telemetry::span::handler(prepared.kind, prepared.name);
+    match run(&prepared.cx, fut, span).await {
         Run::Done(outcome) => done(outcome),
         Run::Suspended => suspended(server, prepared),
         Run::Cancelled => Reply::Cancelled,

@@ -11,6 +11,7 @@ use super::result::{ResultType, impl_result_fields};
 pub const MAX_COMPLETION_VALUES: usize = 100;
 
 /// What is being completed: a prompt's argument or a resource template's variable.
+#[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type")]
 pub enum Reference {

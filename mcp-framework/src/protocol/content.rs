@@ -90,6 +90,7 @@ pub struct EmbeddedResource {
 ///
 /// Untagged: an object with `text` is [`Text`](Self::Text), otherwise one with `blob` is
 /// [`Blob`](Self::Blob).
+#[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum ResourceContents {
@@ -186,6 +187,7 @@ pub struct BlobResourceContents {
 }
 
 /// A content block (`ContentBlock`): tool results, prompt messages, tool results in sampling.
+#[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Content {

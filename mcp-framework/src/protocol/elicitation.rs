@@ -34,6 +34,7 @@ pub enum ElicitUrlMode {
 /// Discriminated by `mode`: `"url"` is [`Url`](Self::Url); `"form"` or no `mode` at all
 /// (the schema makes it optional for forms, and 2025-06-18 had no modes) is
 /// [`Form`](Self::Form).
+#[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum ElicitRequestParams {
@@ -236,6 +237,7 @@ pub enum NumberSchemaType {
 }
 
 /// The `format` of a [`StringSchema`].
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum StringFormat {
@@ -465,6 +467,7 @@ pub struct LegacyTitledEnumSchema {
 ///
 /// Deserialization looks at `type` and then at the distinguishing keyword (`oneOf`,
 /// `enumNames`, `enum`, `items.anyOf`), so each shape lands in its own variant.
+#[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum PrimitiveSchemaDefinition {

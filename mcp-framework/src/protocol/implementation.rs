@@ -75,6 +75,7 @@ impl Icon {
 }
 
 /// Background theme of an icon.
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum IconTheme {

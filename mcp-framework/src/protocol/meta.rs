@@ -41,6 +41,11 @@ pub(crate) struct RequestMeta {
     pub(crate) log_level: Option<String>,
     #[serde(rename = "progressToken", default)]
     pub(crate) progress_token: Option<ProgressToken>,
+    /// W3C trace context of the client's span (SEP-414: plain `traceparent`/`tracestate`).
+    #[serde(default)]
+    pub(crate) traceparent: Option<String>,
+    #[serde(default)]
+    pub(crate) tracestate: Option<String>,
 }
 
 #[derive(Deserialize)]

@@ -29,6 +29,7 @@ pub const METHOD_ELICIT: &str = "elicitation/create";
 /// Serialized by hand rather than with `#[serde(tag = "method", content = "params")]` so that
 /// `roots/list` may omit `params` (the schema makes them optional there and required for the
 /// other two). Extra members such as a stray `id` are ignored.
+#[non_exhaustive]
 #[derive(Clone, Debug, PartialEq)]
 pub enum InputRequest {
     /// `sampling/createMessage`.
@@ -131,6 +132,7 @@ pub type InputRequests = BTreeMap<String, InputRequest>;
 /// [`Elicit`](Self::Elicit), `roots` means [`ListRoots`](Self::ListRoots), and `model`,
 /// `role` or `content` mean [`CreateMessage`](Self::CreateMessage). The server knows which
 /// kind it asked for under each key; use the `as_*` accessors to get at it.
+#[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum InputResponse {

@@ -12,6 +12,7 @@ use super::capabilities::JsonObject;
 /// How the client should read a result (`resultType`, 2026-07-28).
 ///
 /// A result without `resultType` (every legacy server) means [`ResultType::Complete`].
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ResultType {
@@ -34,6 +35,7 @@ impl ResultType {
 }
 
 /// Who may cache a result (`cacheScope`), like HTTP `Cache-Control: public` / `private`.
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CacheScope {

@@ -50,6 +50,7 @@ pub struct ToolResultContent {
 }
 
 /// A content block of a sampling message (`SamplingMessageContentBlock`).
+#[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum SamplingMessageContentBlock {
@@ -250,6 +251,7 @@ pub enum IncludeContext {
 }
 
 /// How the model may use tools (`toolChoice.mode`).
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ToolChoiceMode {

@@ -10,6 +10,7 @@ use bytes::Bytes;
 use tokio_util::sync::CancellationToken;
 
 use super::config::Config;
+use crate::admission::Admission;
 use crate::catalog::Catalog;
 use crate::events::EventBus;
 use crate::mrtr::Sealer;
@@ -34,6 +35,8 @@ pub(crate) struct ServerInner {
     pub(crate) shutdown: CancellationToken,
     /// Application state, by type (see [`ServerBuilder::state`](crate::ServerBuilder::state)).
     pub(crate) state: StateMap,
+    /// Open `subscriptions/listen` streams, in all and per client.
+    pub(crate) listen_slots: Arc<Admission>,
 }
 
 /// Values registered with [`ServerBuilder::state`](crate::ServerBuilder::state), by type.

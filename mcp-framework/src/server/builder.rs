@@ -8,6 +8,7 @@ use arc_swap::ArcSwap;
 use tokio_util::sync::CancellationToken;
 
 use super::Server;
+use crate::admission::Admission;
 use crate::cache::{CachePolicy, Cacheable};
 use crate::catalog::Catalog;
 use crate::error::Error;
@@ -21,7 +22,7 @@ use crate::registry::entry::ToolRules;
 use crate::registry::set::{PromptSet, ResourceSet, ToolSet, collected};
 #[cfg(feature = "http")]
 use crate::runtime::config::HttpConfig;
-use crate::runtime::config::{Config, OutputValidation};
+use crate::runtime::config::{Config, ListenConfig, OutputValidation};
 use crate::runtime::state::{ServerInner, StateMap};
 use crate::schema_profile::SchemaProfile;
 
@@ -244,6 +245,27 @@ impl ServerBuilder {
         self
     }
 
+    /// Limits of `subscriptions/listen` streams (or [`ListenConfig::off`]).
+    pub fn listen(mut self, listen: ListenConfig) -> Self {
+        self.config.listen = listen;
+        self
+    }
+
+    /// The longest resource URI accepted, in bytes (default 16 KiB): a longer one in
+    /// `resources/read`, `resources/subscribe` or a completion reference gets `-32602`.
+    pub fn max_uri_bytes(mut self, bytes: usize) -> Self {
+        self.config.max_uri_bytes = bytes;
+        self
+    }
+
+    /// The most requests one stdio connection or legacy HTTP session runs at once (default
+    /// 1024); beyond it a request is answered with an error at once (HTTP 429), so the
+    /// answers running requests wait for can still arrive.
+    pub fn max_concurrent_requests(mut self, max: usize) -> Self {
+        self.config.max_concurrent_requests = max.max(1);
+        self
+    }
+
     /// HTTP transport settings.
     #[cfg(feature = "http")]
     pub fn http(mut self, http: HttpConfig) -> Self {
@@ -251,8 +273,8 @@ impl ServerBuilder {
         self
     }
 
-    /// Validates every definition (schemas, names, templates, duplicates) and builds the
-    /// server. Without explicit sets, every `#[tool]`, `#[prompt]` and `#[resource]` of the
+    /// Validates every definition (schemas, names, templates, duplicates) and the HTTP
+    /// settings (hosts, origins, proxies), and builds the server. Without explicit sets, every `#[tool]`, `#[prompt]` and `#[resource]` of the
     /// binary is served.
     pub fn build(self) -> Result<Server, Error> {
         let needs_collection =
@@ -273,16 +295,21 @@ impl ServerBuilder {
             server_name: &self.info.name,
         };
         let catalog = Catalog::from_sets(tools, prompts, resources, self.config.page_size, rules)?;
+        #[cfg(feature = "http")]
+        crate::transport::http::check_config(&self.config.http)
+            .map_err(|e| Error::Config(e.to_string()))?;
+        // Change notifications need a stream to travel on: without listen there is none.
+        let streams = self.config.listen.enabled.then_some(true);
         let capabilities = ServerCapabilities {
             tools: Some(ListChangedCapability {
-                list_changed: Some(true),
+                list_changed: streams,
             }),
             prompts: Some(ListChangedCapability {
-                list_changed: Some(true),
+                list_changed: streams,
             }),
             resources: Some(ResourcesCapability {
-                subscribe: Some(true),
-                list_changed: Some(true),
+                subscribe: streams,
+                list_changed: streams,
             }),
             completions: Some(JsonObject::new()),
             logging: Some(JsonObject::new()),
@@ -311,6 +338,11 @@ impl ServerBuilder {
             discover_bytes: OnceLock::new(),
             shutdown: CancellationToken::new(),
             state: self.app_state,
+            listen_slots: Arc::new(Admission::new(
+                "listen streams",
+                self.config.listen.max_streams,
+                self.config.listen.max_streams_per_peer,
+            )),
             config: self.config,
         };
         Ok(Server::from_inner(inner))

@@ -1,9 +1,12 @@
 //! The command line of [`Server::run`](crate::Server::run): the transport to serve, logging
-//! to stderr, and the signals that start a graceful shutdown.
+//! to stderr (and, with the `otel` feature, trace export), and the signals that start a
+//! graceful shutdown.
 
 use std::net::SocketAddr;
 
 use crate::error::Error;
+#[cfg(feature = "http")]
+use crate::runtime::config::HttpConfig;
 
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Command {
@@ -12,16 +15,89 @@ pub(crate) enum Command {
     Http {
         bind: SocketAddr,
         path: String,
+        /// Added to the server's `HttpConfig`.
+        access: Vec<Access>,
     },
     Help(String),
 }
 
+/// A deployment option of `http` that adds to the server's [`HttpConfig`].
+#[cfg(feature = "http")]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Access {
+    /// `--allow-host`.
+    Host(String),
+    /// `--allow-origin`.
+    Origin(String),
+    /// `--trust-proxy`.
+    Proxy(String),
+}
+
+/// `config` with the options of the command line added.
+#[cfg(feature = "http")]
+pub(crate) fn with_access(mut config: HttpConfig, access: &[Access]) -> HttpConfig {
+    for a in access {
+        config = match a {
+            Access::Host(h) => config.allow_host(h.clone()),
+            Access::Origin(o) => config.allow_origin(o.clone()),
+            Access::Proxy(p) => config.trust_proxy(p.clone()),
+        };
+    }
+    config
+}
+
 const USAGE: &str = "\
 usage: <server> [stdio]
-       <server> http [--bind ADDR:PORT] [--path /mcp]
+       <server> http [--bind ADDR:PORT] [--path /mcp] [--allow-host HOST]...
+                     [--allow-origin ORIGIN]... [--trust-proxy ADDR|CIDR]...
 
   stdio   serve newline-delimited JSON-RPC on stdin/stdout (the default)
-  http    serve Streamable HTTP (default --bind 127.0.0.1:8080, --path /mcp)";
+  http    serve Streamable HTTP (default --bind 127.0.0.1:8080, --path /mcp)
+
+  --allow-host HOST        serve this Host (mcp.example.com, with or without :PORT; * any);
+                           replaces the localhost-only check of a loopback address
+  --allow-origin ORIGIN    allow browser apps of this origin (https://app.example.com; *
+                           any), with CORS; replaces the localhost origins
+  --trust-proxy ADDR|CIDR  believe Forwarded / X-Forwarded-Host / X-Forwarded-Proto from
+                           this reverse proxy (127.0.0.1, 10.0.0.0/8)
+  (each may be repeated, and adds to what the server configures in code)
+
+  --metrics-bind ADDR:PORT (either command; or MCP_METRICS_BIND) serve Prometheus metrics
+                           at http://ADDR:PORT/metrics (feature `metrics`)";
+
+/// Takes `--metrics-bind ADDR` (anywhere on the line) out of `args`; without it, the
+/// `MCP_METRICS_BIND` variable.
+pub(crate) fn take_metrics_bind(
+    args: &[String],
+) -> Result<(Vec<String>, Option<SocketAddr>), Error> {
+    let mut rest = Vec::with_capacity(args.len());
+    let mut bind = std::env::var("MCP_METRICS_BIND")
+        .ok()
+        .filter(|v| !v.is_empty());
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        if let Some(v) = arg.strip_prefix("--metrics-bind=") {
+            bind = Some(v.to_owned());
+        } else if arg == "--metrics-bind" {
+            let v = it
+                .next()
+                .ok_or_else(|| Error::Usage(format!("`--metrics-bind` needs a value\n{USAGE}")))?;
+            bind = Some(v.clone());
+        } else {
+            rest.push(arg.clone());
+        }
+    }
+    let bind = bind
+        .map(|v| {
+            v.parse().map_err(|_| {
+                Error::Usage(format!(
+                    "`--metrics-bind {v}`: expected ADDR:PORT such as 127.0.0.1:9464"
+                ))
+            })
+        })
+        .transpose()?;
+    Ok((rest, bind))
+}
 
 pub(crate) fn parse(args: &[String]) -> Result<Command, Error> {
     let mut it = args.iter().map(String::as_str);
@@ -37,6 +113,7 @@ pub(crate) fn parse(args: &[String]) -> Result<Command, Error> {
         Some("http") => {
             let mut bind: SocketAddr = "127.0.0.1:8080".parse().expect("valid default");
             let mut path = "/mcp".to_owned();
+            let mut access = Vec::new();
             while let Some(flag) = it.next() {
                 let (flag, inline) = match flag.split_once('=') {
                     Some((f, v)) => (f, Some(v)),
@@ -63,25 +140,66 @@ pub(crate) fn parse(args: &[String]) -> Result<Command, Error> {
                         }
                         path = v.to_owned();
                     }
+                    "--allow-host" => access.push(Access::Host(value()?.to_owned())),
+                    "--allow-origin" => access.push(Access::Origin(value()?.to_owned())),
+                    "--trust-proxy" => access.push(Access::Proxy(value()?.to_owned())),
                     other => {
                         return Err(Error::Usage(format!("unknown option `{other}`\n{USAGE}")));
                     }
                 }
             }
-            Ok(Command::Http { bind, path })
+            crate::transport::http::check_config(&with_access(HttpConfig::new(), &access))
+                .map_err(|e| Error::Usage(format!("{e}\n{USAGE}")))?;
+            Ok(Command::Http { bind, path, access })
         }
         Some(other) => Err(Error::Usage(format!("unknown command `{other}`\n{USAGE}"))),
     }
 }
 
-/// Logs to stderr, filtered by `RUST_LOG` (default `info`).
-pub(crate) fn init_logging() {
-    use tracing_subscriber::EnvFilter;
+/// What [`init_telemetry`] started that must outlive the server (the trace export, which
+/// flushes when this is dropped).
+#[derive(Debug)]
+pub(crate) struct Telemetry {
+    #[cfg(feature = "otel")]
+    _export: Option<crate::telemetry::export::Export>,
+}
+
+/// Logs to stderr, filtered by `RUST_LOG` (default `info`); with the `otel` feature and the
+/// standard `OTEL_*` variables asking for it, also exports traces over OTLP (request spans,
+/// and whatever else is at `info` or above).
+pub(crate) fn init_telemetry(service: &str) -> Telemetry {
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+    use tracing_subscriber::{EnvFilter, Layer as _};
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
+    let logs = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
-        .with_env_filter(filter)
-        .try_init();
+        .with_filter(filter);
+    #[cfg(feature = "otel")]
+    if crate::telemetry::export::wanted() {
+        use tracing_subscriber::filter::Targets;
+        match crate::telemetry::export::layer(service) {
+            Ok((traces, export)) => {
+                let wanted = Targets::new()
+                    .with_target(crate::telemetry::span::TARGET, tracing::Level::DEBUG)
+                    .with_default(tracing::Level::INFO);
+                let _ = tracing_subscriber::registry()
+                    .with(logs)
+                    .with(traces.with_filter(wanted))
+                    .try_init();
+                return Telemetry {
+                    _export: Some(export),
+                };
+            }
+            Err(e) => eprintln!("{e}; serving without it"),
+        }
+    }
+    let _ = service;
+    let _ = tracing_subscriber::registry().with(logs).try_init();
+    Telemetry {
+        #[cfg(feature = "otel")]
+        _export: None,
+    }
 }
 
 /// Completes on SIGINT or SIGTERM (Ctrl-C elsewhere).
@@ -122,19 +240,55 @@ mod tests {
             parse(&args("http --bind 127.0.0.1:9000 --path /x")).unwrap(),
             Command::Http {
                 bind: "127.0.0.1:9000".parse().unwrap(),
-                path: "/x".into()
+                path: "/x".into(),
+                access: vec![],
             }
         );
         assert_eq!(
             parse(&args("http --bind=127.0.0.1:1")).unwrap(),
             Command::Http {
                 bind: "127.0.0.1:1".parse().unwrap(),
-                path: "/mcp".into()
+                path: "/mcp".into(),
+                access: vec![],
             }
         );
+        assert_eq!(
+            parse(&args(
+                "http --allow-host mcp.example.com --trust-proxy=10.0.0.0/8 \
+                 --allow-origin https://app.example.com --allow-host *"
+            ))
+            .unwrap(),
+            Command::Http {
+                bind: "127.0.0.1:8080".parse().unwrap(),
+                path: "/mcp".into(),
+                access: vec![
+                    Access::Host("mcp.example.com".into()),
+                    Access::Proxy("10.0.0.0/8".into()),
+                    Access::Origin("https://app.example.com".into()),
+                    Access::Host("*".into()),
+                ],
+            }
+        );
+        for bad in [
+            "http --allow-host user@evil.com",
+            "http --allow-origin https://app.example.com/",
+            "http --trust-proxy nginx",
+            "http --trust-proxy",
+        ] {
+            assert!(matches!(parse(&args(bad)), Err(Error::Usage(_))), "{bad}");
+        }
         assert!(parse(&args("http --bind nope")).is_err());
         assert!(parse(&args("http --path x")).is_err());
         assert!(parse(&args("ftp")).is_err());
         assert!(matches!(parse(&args("--help")).unwrap(), Command::Help(_)));
+        let (rest, bind) = take_metrics_bind(&args(
+            "http --metrics-bind 127.0.0.1:9464 --bind 127.0.0.1:1",
+        ))
+        .unwrap();
+        assert_eq!(rest, args("http --bind 127.0.0.1:1"));
+        assert_eq!(bind, Some("127.0.0.1:9464".parse().unwrap()));
+        let (_, bind) = take_metrics_bind(&args("--metrics-bind=127.0.0.1:2")).unwrap();
+        assert_eq!(bind, Some("127.0.0.1:2".parse().unwrap()));
+        assert!(take_metrics_bind(&args("stdio --metrics-bind nope")).is_err());
     }
 }

@@ -4,6 +4,8 @@
 
 pub(crate) mod builder;
 mod cli;
+#[cfg(feature = "metrics")]
+mod metrics;
 
 use std::fmt;
 use std::sync::Arc;
@@ -107,7 +109,13 @@ impl Server {
     /// [`router`](Self::router) with the endpoint at `path`.
     #[cfg(feature = "http")]
     pub fn router_at(&self, path: &str) -> axum::Router {
-        http::router(self.inner.clone(), self.sessions.clone(), path, None)
+        http::router(
+            self.inner.clone(),
+            self.sessions.clone(),
+            path,
+            None,
+            &self.inner.config.http,
+        )
     }
 
     /// Serves Streamable HTTP on `addr` at `/mcp` until shutdown (SIGINT/SIGTERM through
@@ -126,7 +134,15 @@ impl Server {
         listener: tokio::net::TcpListener,
         path: &str,
     ) -> Result<(), Error> {
-        http::serve(self.inner.clone(), self.sessions.clone(), listener, path).await
+        let config = &self.inner.config.http;
+        http::serve(
+            self.inner.clone(),
+            self.sessions.clone(),
+            listener,
+            path,
+            config,
+        )
+        .await
     }
 
     /// Starts a graceful shutdown: open subscriptions end with their final result and
@@ -139,8 +155,14 @@ impl Server {
     ///
     /// ```text
     /// <bin> stdio
-    /// <bin> http [--bind 127.0.0.1:8080] [--path /mcp]
+    /// <bin> http [--bind 127.0.0.1:8080] [--path /mcp] [--allow-host HOST]...
+    ///            [--allow-origin ORIGIN]... [--trust-proxy ADDR|CIDR]...
     /// ```
+    ///
+    /// The `http` options add to the [`HttpConfig`](crate::HttpConfig) set in code: each
+    /// calls [`allow_host`](crate::HttpConfig::allow_host),
+    /// [`allow_origin`](crate::HttpConfig::allow_origin) or
+    /// [`trust_proxy`](crate::HttpConfig::trust_proxy) once per value.
     ///
     /// Without arguments it serves stdio. Logs go to stderr (`RUST_LOG` filters them).
     /// SIGINT/SIGTERM shut down gracefully.
@@ -151,8 +173,17 @@ impl Server {
 
     /// [`run`](Self::run) with explicit arguments (without the program name).
     pub async fn run_with_args(self, args: &[String]) -> Result<(), Error> {
-        cli::init_logging();
-        let command = cli::parse(args)?;
+        let _telemetry = cli::init_telemetry(&self.inner.info.name);
+        let (args, metrics_bind) = cli::take_metrics_bind(args)?;
+        let command = cli::parse(&args)?;
+        if let Some(bind) = metrics_bind {
+            #[cfg(feature = "metrics")]
+            metrics::serve(bind, self.inner.shutdown.clone()).await?;
+            #[cfg(not(feature = "metrics"))]
+            return Err(Error::Usage(format!(
+                "`--metrics-bind {bind}`: this server was built without the `metrics` feature"
+            )));
+        }
         let shutdown = self.inner.shutdown.clone();
         tokio::spawn(async move {
             cli::shutdown_signal().await;
@@ -168,10 +199,19 @@ impl Server {
                 self.serve_stdio().await
             }
             #[cfg(feature = "http")]
-            cli::Command::Http { bind, path } => {
+            cli::Command::Http { bind, path, access } => {
+                let config = cli::with_access(self.inner.config.http.clone(), &access);
+                http::check_config(&config).map_err(|e| Error::Usage(e.to_string()))?;
                 let listener = tokio::net::TcpListener::bind(bind).await?;
                 tracing::info!(addr = %listener.local_addr()?, %path, "serving Streamable HTTP");
-                self.serve_http_listener(listener, &path).await
+                http::serve(
+                    self.inner.clone(),
+                    self.sessions.clone(),
+                    listener,
+                    &path,
+                    &config,
+                )
+                .await
             }
         }
     }

@@ -25,6 +25,13 @@ use crate::protocol::{
     ClientCapabilities, ErrorObject, Implementation, LoggingLevel, NotificationParams,
     ProtocolVersion, RequestId, ResourceUpdatedNotificationParams,
 };
+use crate::runtime::config::Config;
+
+/// The largest `initialize` params a session is opened with (it keeps the client's
+/// capabilities and `clientInfo`).
+const MAX_INITIALIZE_BYTES: usize = 64 * 1024;
+/// The most resources one session subscribes to.
+pub(crate) const MAX_SUBSCRIPTIONS: usize = 1024;
 
 type Pending = HashMap<RequestId, oneshot::Sender<Result<Box<RawValue>, ErrorObject>>>;
 
@@ -46,6 +53,9 @@ pub(crate) struct LegacySession {
     pub(crate) closed: CancellationToken,
     /// In-flight requests (HTTP; stdio tracks them per connection).
     pub(crate) inflight: InFlight,
+    /// When it was opened (the session-duration metric).
+    #[cfg(feature = "metrics")]
+    opened: std::time::Instant,
 }
 
 const LEVELS: [LoggingLevel; 8] = [
@@ -87,12 +97,19 @@ impl LegacySession {
     /// to it. Server-to-client requests wait `request_timeout` for their answers.
     pub(crate) fn open(
         params: Option<&RawValue>,
-        request_timeout: Duration,
+        config: &Config,
         bus: &dyn EventBus,
         outbound: Option<mpsc::Sender<Bytes>>,
     ) -> Result<Arc<Self>, ErrorObject> {
         let params =
             params.ok_or_else(|| ErrorObject::invalid_params("initialize needs params"))?;
+        // The session keeps the client's capabilities and identity for its whole life.
+        if params.get().len() > MAX_INITIALIZE_BYTES {
+            return Err(ErrorObject::invalid_params(format!(
+                "initialize params are {} bytes; a session keeps at most {MAX_INITIALIZE_BYTES}",
+                params.get().len()
+            )));
+        }
         let view: InitializeView = serde_json::from_str(params.get())
             .map_err(|e| ErrorObject::invalid_params(format!("Invalid initialize params: {e}")))?;
         let version = match ProtocolVersion::parse(&view.protocol_version) {
@@ -108,11 +125,20 @@ impl LegacySession {
             pending: Mutex::new(HashMap::new()),
             next_id: AtomicI64::new(1),
             outbound: Mutex::new(outbound),
-            request_timeout,
+            request_timeout: config.client_request_timeout,
             closed: CancellationToken::new(),
-            inflight: InFlight::default(),
+            inflight: InFlight::new(config.max_concurrent_requests),
+            #[cfg(feature = "metrics")]
+            opened: std::time::Instant::now(),
         });
-        spawn_forwarder(bus.subscribe(), &session);
+        #[cfg(feature = "metrics")]
+        if let Some(m) = crate::telemetry::metrics::get() {
+            m.session_opened();
+        }
+        // Without listen the server declares no change notifications (see the builder).
+        if config.listen.enabled {
+            spawn_forwarder(bus.subscribe(), &session);
+        }
         Ok(session)
     }
 
@@ -211,6 +237,16 @@ impl LegacySession {
         self.inflight.cancel_all();
         self.pending.lock().expect("pending").clear();
         *self.outbound.lock().expect("outbound") = None;
+    }
+}
+
+/// A session is counted from `open` until it is gone.
+#[cfg(feature = "metrics")]
+impl Drop for LegacySession {
+    fn drop(&mut self) {
+        if let Some(m) = crate::telemetry::metrics::get() {
+            m.session_closed(self.opened);
+        }
     }
 }
 

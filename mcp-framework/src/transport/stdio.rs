@@ -15,7 +15,7 @@ use tokio_util::task::TaskTracker;
 use crate::dispatch::{Carrier, Reply, dispatch, on_notification, open_session};
 use crate::error::Error;
 use crate::inflight::InFlight;
-use crate::peer::Sink;
+use crate::peer::{PeerId, Sink};
 use crate::protocol::ErrorObject;
 use crate::protocol::jsonrpc::{Incoming, Request, parse_message};
 use crate::runtime::state::ServerInner;
@@ -28,6 +28,8 @@ struct Connection {
     server: Arc<ServerInner>,
     tx: mpsc::Sender<Bytes>,
     inflight: InFlight,
+    /// This connection, for limits per client.
+    peer: PeerId,
     session: Mutex<Option<Arc<LegacySession>>>,
     tasks: TaskTracker,
     /// Input ended: open subscriptions stop (nobody can cancel them any more).
@@ -209,7 +211,8 @@ where
     let conn = Arc::new(Connection {
         server: server.clone(),
         tx,
-        inflight: InFlight::default(),
+        inflight: InFlight::new(server.config.max_concurrent_requests),
+        peer: PeerId::new_connection(),
         session: Mutex::new(None),
         tasks: TaskTracker::new(),
         eof: CancellationToken::new(),
@@ -374,7 +377,16 @@ async fn on_message(conn: &Arc<Connection>, bytes: &[u8]) {
         Ok(Incoming::Request(request)) => {
             // Independent tokens: a child token would lock its parent on creation and drop.
             let cancel = CancellationToken::new();
-            let ticket = conn.inflight.start(request.id.clone(), cancel.clone());
+            let ticket = match conn.inflight.start(request.id.clone(), cancel.clone()) {
+                Ok(ticket) => ticket,
+                Err(busy) => {
+                    let _ = conn
+                        .tx
+                        .send(Reply::error_message(Some(&request.id), &busy.error()))
+                        .await;
+                    return;
+                }
+            };
             let conn = conn.clone();
             let tasks = conn.tasks.clone();
             tasks.spawn(async move {
@@ -395,6 +407,7 @@ async fn serve_request(conn: &Arc<Connection>, request: Request, cancel: Cancell
         http: None,
         meta: None,
         close_stream: None,
+        peer: Some(conn.peer.clone()),
     };
     let reply = dispatch(&conn.server, request, carrier).await;
     let out = match reply {

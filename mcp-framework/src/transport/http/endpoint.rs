@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use axum::http::HeaderMap;
 
-use super::checks::HostPolicy;
+use super::checks::Guard;
 use super::sessions::{HttpSession, Sessions};
 use crate::runtime::state::ServerInner;
 
@@ -16,7 +16,7 @@ pub(super) const SESSION_HEADER: &str = "mcp-session-id";
 pub(super) struct Endpoint {
     pub(super) server: Arc<ServerInner>,
     pub(super) sessions: Arc<Sessions>,
-    pub(super) hosts: HostPolicy,
+    pub(super) guard: Guard,
 }
 
 /// The session a request names with `Mcp-Session-Id`: `None` without the header, `Err`

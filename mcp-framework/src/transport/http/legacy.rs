@@ -18,26 +18,41 @@ use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::checks::media::Answer;
 use super::endpoint::{Endpoint, SESSION_HEADER, session_of};
+use super::proxy::peer_addr;
 use super::response::{
-    error_response, json_response, method_not_allowed, rejection, session_not_found,
+    busy_response, error_response, message_response, method_not_allowed, rejection,
+    session_not_found, unavailable,
 };
-use super::resumable::{Attached, ResumableStream};
-use super::sessions::HttpSession;
+use super::resumable::{Attach, ResumableStream};
+use super::sessions::{Attachment, HttpSession, Refused};
 use super::sse;
 use crate::dispatch::{Carrier, Reply, dispatch, open_session};
-use crate::peer::{HttpParts, Principal, Sink, StreamCloser};
+use crate::peer::{HttpParts, PeerId, Principal, Sink, StreamCloser};
 use crate::protocol::jsonrpc::Request;
 use crate::protocol::meta::RequestMeta;
+use crate::protocol::{ErrorObject, RequestId, codes};
 
 /// `initialize`: a new session, named in the response's `Mcp-Session-Id`.
-pub(super) fn initialize(ep: &Endpoint, request: &Request) -> Response {
+pub(super) fn initialize(
+    ep: &Endpoint,
+    parts: &Parts,
+    request: &Request,
+    answer: Answer,
+) -> Response {
     match open_session(&ep.server, request.params.as_deref(), None) {
         Ok((session, result)) => {
-            let session = Arc::new(HttpSession::new(session));
+            let session = Arc::new(ep.sessions.open(session, peer_addr(parts)));
             let id = session.id.clone();
-            ep.sessions.insert(session);
-            let mut r = json_response(StatusCode::OK, Reply::result_message(&request.id, &result));
+            if let Err(refused) = ep.sessions.insert(session) {
+                return refused_response(&request.id, refused);
+            }
+            let mut r = message_response(
+                StatusCode::OK,
+                Reply::result_message(&request.id, &result),
+                answer,
+            );
             r.headers_mut().insert(
                 SESSION_HEADER,
                 HeaderValue::from_str(&id).expect("hex is a valid header value"),
@@ -45,6 +60,25 @@ pub(super) fn initialize(ep: &Endpoint, request: &Request) -> Response {
             r
         }
         Err(e) => error_response(StatusCode::BAD_REQUEST, Some(&request.id), &e),
+    }
+}
+
+fn refused_response(id: &RequestId, refused: Refused) -> Response {
+    match refused {
+        Refused::Full(max) => unavailable(
+            Some(id),
+            &ErrorObject::new(
+                codes::INTERNAL_ERROR,
+                format!("The server holds its maximum of {max} sessions in use; retry later"),
+            ),
+        ),
+        Refused::PeerFull(max) => busy_response(
+            Some(id),
+            &ErrorObject::new(
+                codes::INTERNAL_ERROR,
+                format!("This client holds its maximum of {max} sessions; end one (DELETE) first"),
+            ),
+        ),
     }
 }
 
@@ -67,15 +101,16 @@ pub(super) fn get(ep: &Endpoint, parts: &Parts) -> Response {
             let shutdown = ep.server.shutdown.clone();
             let closed = session.session.closed.clone();
             let keep_alive = ep.server.config.http.keep_alive;
+            let held = session.attachment();
             sse::sse_response(stream::unfold(
-                (rx, shutdown, closed),
-                move |(mut rx, shutdown, closed)| async move {
+                (rx, shutdown, closed, held),
+                move |(mut rx, shutdown, closed, held)| async move {
                     tokio::select! {
                         () = shutdown.cancelled() => None,
                         () = closed.cancelled() => None,
-                        m = rx.recv() => m.map(|m| (Ok(sse::event(&m)), (rx, shutdown, closed))),
+                        m = rx.recv() => m.map(|m| (Ok(sse::event(&m)), (rx, shutdown, closed, held))),
                         () = tokio::time::sleep(keep_alive) => {
-                            Some((Ok(Bytes::from_static(sse::KEEP_ALIVE)), (rx, shutdown, closed)))
+                            Some((Ok(Bytes::from_static(sse::KEEP_ALIVE)), (rx, shutdown, closed, held)))
                         }
                     }
                 },
@@ -108,13 +143,19 @@ pub(super) fn serve_request(
     meta: RequestMeta,
     raw_meta: Option<Box<RawValue>>,
 ) -> Response {
-    let stream = session.streams.open();
-    let attached = stream.attach(0);
     let id = request.id.clone();
     let cancel = CancellationToken::new();
-    let ticket = session.session.inflight.start(id.clone(), cancel.clone());
+    let ticket = match session.session.inflight.start(id.clone(), cancel.clone()) {
+        Ok(ticket) => ticket,
+        Err(busy) => {
+            return busy_response(Some(&id), &busy.error());
+        }
+    };
+    let stream = session.streams.open();
+    let attached = stream.attach(0);
     let (tx, mut rx) = mpsc::channel::<Bytes>(64);
     let principal = parts.extensions.get::<Principal>().cloned();
+    let peer = peer_addr(&parts).map(PeerId::Addr);
     // Closing travels through the same channel as the messages (as an empty message), so
     // whatever the handler sent before closing still goes out on this connection.
     let closer = {
@@ -133,16 +174,17 @@ pub(super) fn serve_request(
         })),
         meta: Some((meta, raw_meta)),
         close_stream: Some(closer),
+        peer,
     };
     let server = ep.server.clone();
     let recorder = stream.clone();
     let running = session.clone();
     drop(tx);
-    let record = move |recorder: &ResumableStream, n: Bytes| {
+    let record = move |session: &HttpSession, recorder: &ResumableStream, n: Bytes| {
         if n.is_empty() {
             recorder.detach();
         } else {
-            recorder.push(n, false);
+            session.streams.push(recorder, n, false);
         }
     };
     tokio::spawn(async move {
@@ -151,15 +193,15 @@ pub(super) fn serve_request(
         let reply = loop {
             tokio::select! {
                 biased;
-                Some(n) = rx.recv() => record(&recorder, n),
+                Some(n) = rx.recv() => record(&running, &recorder, n),
                 reply = &mut fut => break reply,
             }
         };
         while let Ok(n) = rx.try_recv() {
-            record(&recorder, n);
+            record(&running, &recorder, n);
         }
         match reply.into_message(&id) {
-            Some(message) => recorder.push(message, true),
+            Some(message) => running.streams.push(&recorder, message, true),
             None => recorder.detach(),
         }
         running.session.inflight.finish(&ticket);
@@ -167,13 +209,28 @@ pub(super) fn serve_request(
     resumable_response(session, stream.id, attached)
 }
 
-/// An SSE response replaying and then following a resumable stream.
-fn resumable_response(session: Arc<HttpSession>, stream: u64, attached: Attached) -> Response {
-    let replay_done = attached.replay.iter().any(|(_, _, last)| *last);
+/// An SSE response replaying and then following a resumable stream; `410 Gone` when
+/// messages the client has not seen were dropped to stay within the replay budget.
+fn resumable_response(session: Arc<HttpSession>, stream: u64, attached: Attach) -> Response {
+    let (replay, live) = match attached {
+        Attach::Follow { replay, live } => (replay, live),
+        Attach::Gone { oldest } => {
+            let error = ErrorObject::new(
+                codes::INVALID_REQUEST,
+                "Events of this stream after Last-Event-ID were dropped to stay within the \
+                 server's replay budget: they cannot be replayed",
+            )
+            .with_data(serde_json::json!({
+                "stream": stream,
+                "oldestAvailable": oldest.map(|seq| format!("{stream}-{seq}")),
+            }));
+            return error_response(StatusCode::GONE, None, &error);
+        }
+    };
+    let replay_done = replay.iter().any(|(_, _, last)| *last);
     let replay: Vec<Result<Bytes, Infallible>> = std::iter::once(Ok(sse::priming(stream)))
         .chain(
-            attached
-                .replay
+            replay
                 .into_iter()
                 .map(|(seq, m, _)| Ok(sse::event_with_id(stream, seq, &m))),
         )
@@ -186,9 +243,11 @@ fn resumable_response(session: Arc<HttpSession>, stream: u64, attached: Attached
         session: Arc<HttpSession>,
         stream: u64,
         closing: bool,
+        _held: Attachment,
     }
     let state = Follow {
-        live: if replay_done { None } else { attached.live },
+        live: if replay_done { None } else { live },
+        _held: session.attachment(),
         session,
         stream,
         closing: false,

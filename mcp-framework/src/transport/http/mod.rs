@@ -6,13 +6,18 @@
 //! `subscriptions/listen` answers with a long-lived SSE stream ([`listen`]). Closing a
 //! response stream cancels its request. Legacy peers (`initialize`) get a `Mcp-Session-Id`
 //! and the 2025-11-25 behaviour on the same endpoint ([`legacy`], [`sessions`],
-//! [`resumable`]). Before any of that, [`checks`] guard the endpoint.
+//! [`resumable`]). Before any of that, [`checks`] guard the endpoint (the host, through a
+//! trusted [`proxy`], the origin, media types, sizes), and [`cors`] answers browsers'
+//! preflights.
 
 mod checks;
+mod cors;
 mod endpoint;
+mod fields;
 mod legacy;
 mod listen;
 mod modern;
+mod proxy;
 mod response;
 mod resumable;
 mod sessions;
@@ -30,56 +35,76 @@ use axum::response::Response;
 
 pub(crate) use sessions::Sessions;
 
-use self::checks::HostPolicy;
+pub(crate) use self::checks::ConfigError;
+use self::checks::{Guard, Rejected, media};
 use self::endpoint::{Endpoint, session_of};
-use self::response::{accepted, error_response, method_not_allowed, rejection, session_not_found};
+use self::response::{accepted, error_response, method_not_allowed, session_not_found};
 use crate::dispatch::on_notification;
 use crate::error::Error;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::jsonrpc::{Incoming, parse_message};
 use crate::protocol::meta::read_request_meta;
+use crate::runtime::config::HttpConfig;
 use crate::runtime::state::ServerInner;
 use crate::session::legacy::LegacySession;
 
-/// The MCP endpoint at `path`. `bound` is the address it is served on, when known (a
-/// loopback address turns on the loopback-only `Host` check).
+/// Whether the hosts, origins and proxies of `config` parse (what
+/// [`router`] needs of them).
+pub(crate) fn check_config(config: &HttpConfig) -> Result<(), ConfigError> {
+    Guard::new(config, None).map(drop)
+}
+
+/// The MCP endpoint at `path`, with the checks and CORS of `config` (the server's
+/// settings, or those plus the command line's; checked by [`check_config`] beforehand).
+/// `bound` is the address it is served on, when known (a loopback address turns on the
+/// loopback-only `Host` check).
 pub(crate) fn router(
     server: Arc<ServerInner>,
     sessions: Arc<Sessions>,
     path: &str,
     bound: Option<SocketAddr>,
+    config: &HttpConfig,
 ) -> Router {
-    let hosts = HostPolicy::new(&server.config.http, bound);
+    let guard = Guard::new(config, bound).expect("HttpConfig is checked before it is served");
+    let cors = cors::layer(config, &guard.origins);
     let endpoint = Arc::new(Endpoint {
         server,
         sessions,
-        hosts,
+        guard,
     });
-    Router::new()
-        .route(path, axum::routing::any(handle))
-        .with_state(endpoint)
+    let route = axum::routing::any(handle);
+    let route = match cors {
+        Some(cors) => route.layer(cors),
+        None => route,
+    };
+    Router::new().route(path, route).with_state(endpoint)
 }
 
-/// Serves the endpoint on a bound listener until the server shuts down.
+/// Serves the endpoint on a bound listener until the server shuts down; every request
+/// carries its peer's address (`ConnectInfo<SocketAddr>`, for trusted proxies).
 pub(crate) async fn serve(
     server: Arc<ServerInner>,
     sessions: Arc<Sessions>,
     listener: tokio::net::TcpListener,
     path: &str,
+    config: &HttpConfig,
 ) -> Result<(), Error> {
     let local = listener.local_addr()?;
     let shutdown = server.shutdown.clone();
-    let router = router(server, sessions, path, Some(local));
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async move { shutdown.cancelled().await })
-        .await?;
+    let router = router(server, sessions, path, Some(local), config);
+    axum::serve(
+        listener,
+        router.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(async move { shutdown.cancelled().await })
+    .await?;
     Ok(())
 }
 
 async fn handle(State(ep): State<Arc<Endpoint>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
-    if let Some(rejection) = checks::check_security(&ep.server.config.http, &ep.hosts, &parts) {
-        return rejection;
+    if let Err(rejected) = ep.guard.check(&parts) {
+        return rejected.into_response();
     }
     match parts.method {
         Method::POST => post(ep, parts, body).await,
@@ -90,25 +115,22 @@ async fn handle(State(ep): State<Arc<Endpoint>>, request: Request) -> Response {
 }
 
 async fn post(ep: Arc<Endpoint>, parts: Parts, body: Body) -> Response {
-    let Some(sse_ok) = checks::accepts(&parts.headers) else {
-        return rejection(
-            StatusCode::NOT_ACCEPTABLE,
-            "Not Acceptable: accept application/json and text/event-stream",
-        );
+    let answer = match media::negotiate(&parts.headers)
+        .and_then(|answer| media::check_content_type(&parts.headers).map(|()| answer))
+    {
+        Ok(answer) => answer,
+        Err(e) => return Rejected::from(e).into_response(),
     };
-    if let Some(rejection) = checks::check_content_type(&parts.headers) {
-        return rejection;
-    }
     let config = &ep.server.config;
     let limit = config
         .http
         .max_body_bytes
         .unwrap_or(config.max_message_bytes);
     if checks::declared_too_large(&parts.headers, limit) {
-        return checks::too_large(limit);
+        return Rejected::TooLarge(limit).into_response();
     }
     let Ok(bytes) = axum::body::to_bytes(body, limit).await else {
-        return checks::too_large(limit);
+        return Rejected::TooLarge(limit).into_response();
     };
     let message = match parse_message(&bytes) {
         Ok(m) => m,
@@ -148,10 +170,10 @@ async fn post(ep: Arc<Endpoint>, parts: Parts, body: Body) -> Response {
             accepted()
         }
         Incoming::Request(request) if LegacySession::is_handshake(&request) => {
-            legacy::initialize(&ep, &request)
+            legacy::initialize(&ep, &parts, &request, answer)
         }
         Incoming::Request(request) => {
-            modern::serve_request(ep, parts, request, session, sse_ok).await
+            modern::serve_request(ep, parts, request, session, answer).await
         }
     }
 }

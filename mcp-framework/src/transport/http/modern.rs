@@ -1,5 +1,6 @@
 //! A request answered on its own connection: JSON, or an SSE stream once the handler sends a
-//! request-scoped notification first; closing the connection cancels the request. Every
+//! request-scoped notification first, or always for a client that accepts only SSE; closing
+//! the connection cancels the request. Every
 //! modern request takes this path, and so does a legacy session's request whose client
 //! accepts JSON only (the rest of a legacy session's requests take [`super::legacy`]).
 
@@ -16,12 +17,14 @@ use futures_util::stream;
 use tokio::sync::mpsc;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
+use super::checks::media::Answer;
 use super::endpoint::Endpoint;
-use super::response::{error_response, json_response, status_of};
+use super::proxy::peer_addr;
+use super::response::{error_response, failure_response, message_response};
 use super::sessions::HttpSession;
 use super::{checks, legacy, listen, sse};
-use crate::dispatch::{Carrier, Reply, dispatch};
-use crate::peer::{HttpParts, Principal, Sink};
+use crate::dispatch::{Carrier, Failure, Reply, dispatch};
+use crate::peer::{HttpParts, PeerId, Principal, Sink};
 use crate::protocol::jsonrpc::Request;
 use crate::protocol::meta::{RequestMeta, read_request_meta};
 use crate::protocol::{ErrorObject, RequestId, codes};
@@ -33,7 +36,7 @@ pub(super) async fn serve_request(
     parts: Parts,
     request: Request,
     session: Option<Arc<HttpSession>>,
-    sse_ok: bool,
+    answer: Answer,
 ) -> Response {
     let (meta, raw_meta): (RequestMeta, _) = match read_request_meta(request.params.as_deref()) {
         Ok(m) => m,
@@ -41,11 +44,11 @@ pub(super) async fn serve_request(
     };
     let modern = session.is_none() || meta.protocol_version.is_some();
     if let (true, Some(version)) = (modern, meta.protocol_version.as_deref())
-        && let Err(e) = checks::check_standard_headers(&parts.headers, &request, version)
+        && let Err(e) = checks::metadata::check_standard_headers(&parts.headers, &request, version)
     {
         return error_response(StatusCode::BAD_REQUEST, Some(&request.id), &e);
     }
-    if let (false, Some(session), true) = (modern, &session, sse_ok) {
+    if let (false, Some(session), true) = (modern, &session, answer.sse()) {
         return legacy::serve_request(&ep, parts, request, session.clone(), meta, raw_meta);
     }
     let id = request.id.clone();
@@ -60,6 +63,7 @@ pub(super) async fn serve_request(
         (None, None)
     };
     let principal = parts.extensions.get::<Principal>().cloned();
+    let peer = peer_addr(&parts).map(PeerId::Addr);
     let http = Arc::new(HttpParts {
         headers: parts.headers,
         principal,
@@ -71,18 +75,19 @@ pub(super) async fn serve_request(
         http: Some(http),
         meta: Some((meta, raw_meta)),
         close_stream: None,
+        peer,
     };
     let server = ep.server.clone();
     let mut fut: ReplyFuture = Box::pin(async move { dispatch(&server, request, carrier).await });
     let Some(mut rx) = rx else {
-        return finish(&ep, &id, fut.await, guard);
+        return finish(&ep, &id, fut.await, guard, answer);
     };
     // Wait for the reply, or for a first notification (which turns the answer into SSE).
     loop {
         tokio::select! {
             biased;
             Some(first) = rx.recv() => {
-                if sse_ok {
+                if answer.sse() {
                     return sse_request_stream(id, vec![first], Some(fut), None, rx, guard);
                 }
                 // The client takes JSON only: notifications cannot reach it.
@@ -92,8 +97,8 @@ pub(super) async fn serve_request(
                 while let Ok(n) = rx.try_recv() {
                     queued.push(n);
                 }
-                if queued.is_empty() || !sse_ok || matches!(reply, Reply::Listen(_)) {
-                    return finish(&ep, &id, reply, guard);
+                if queued.is_empty() || !answer.sse() || matches!(reply, Reply::Listen(_)) {
+                    return finish(&ep, &id, reply, guard, answer);
                 }
                 let last = reply.into_message(&id);
                 return sse_request_stream(id, queued, None, last, rx, guard);
@@ -102,18 +107,33 @@ pub(super) async fn serve_request(
     }
 }
 
-/// A JSON answer (or, for `subscriptions/listen`, its stream).
-fn finish(ep: &Endpoint, id: &RequestId, reply: Reply, guard: DropGuard) -> Response {
+/// A JSON answer, one SSE event for a client that accepts only SSE (or, for
+/// `subscriptions/listen`, its stream).
+fn finish(
+    ep: &Endpoint,
+    id: &RequestId,
+    reply: Reply,
+    guard: DropGuard,
+    answer: Answer,
+) -> Response {
     match reply {
         Reply::Result(bytes) => {
             drop(guard.disarm());
-            json_response(StatusCode::OK, Reply::result_message(id, &bytes))
+            message_response(StatusCode::OK, Reply::result_message(id, &bytes), answer)
         }
-        Reply::Error(e, failure) => error_response(status_of(failure), Some(id), &e),
-        Reply::Cancelled => error_response(
+        // A 200 answer may go out as SSE; the statuses of a failure (and its Retry-After)
+        // stay.
+        Reply::Error(e, Failure::Answered) => {
+            message_response(StatusCode::OK, Reply::error_message(Some(id), &e), answer)
+        }
+        Reply::Error(e, failure) => failure_response(failure, id, &e),
+        Reply::Cancelled => message_response(
             StatusCode::OK,
-            Some(id),
-            &ErrorObject::new(codes::INVALID_REQUEST, "Request cancelled"),
+            Reply::error_message(
+                Some(id),
+                &ErrorObject::new(codes::INVALID_REQUEST, "Request cancelled"),
+            ),
+            answer,
         ),
         Reply::Listen(l) => listen::stream(ep.server.config.http.keep_alive, id.clone(), *l, guard),
     }
