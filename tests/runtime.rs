@@ -839,10 +839,7 @@ async fn results_that_break_their_output_schema_fail_loudly() {
     assert_eq!(failing["isError"], true, "tool errors are not checked");
 
     // Production's default: a tool error the model reads, never a silent success.
-    let server = server_with(|b| {
-        b.tools(liar())
-            .output_validation(OutputValidation::ToolError)
-    });
+    let server = server_with(|b| b.tools(liar()).output_validation(OutputValidation::IsError));
     let client = Client::connect(&server).await.unwrap();
     let r = call_liar(&client, "lying").await.unwrap();
     assert_modern("CallToolResult", &r);

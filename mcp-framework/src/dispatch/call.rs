@@ -104,7 +104,7 @@ fn honest(
     let message =
         format!("the result of tool `{name}` does not match its outputSchema: {problems}");
     match validation {
-        OutputValidation::ProtocolError => Err(ErrorObject::internal(message)),
+        OutputValidation::InternalError => Err(ErrorObject::internal(message)),
         _ => Ok(error_result(message)),
     }
 }

@@ -64,19 +64,19 @@ pub enum OutputValidation {
     Off,
     /// Logged as an error, and the client gets a tool error (`isError: true`) saying
     /// what does not match. The default of release builds.
-    ToolError,
+    IsError,
     /// Logged as an error, and the client gets a JSON-RPC internal error (`-32603`): a test
     /// that calls the tool fails. The default of debug builds (`debug_assertions`), tests
     /// included.
-    ProtocolError,
+    InternalError,
 }
 
 impl Default for OutputValidation {
     fn default() -> Self {
         if cfg!(debug_assertions) {
-            Self::ProtocolError
+            Self::InternalError
         } else {
-            Self::ToolError
+            Self::IsError
         }
     }
 }
