@@ -56,6 +56,8 @@ fn builder() -> ServerBuilder {
     Server::builder()
         .name("bench")
         .version("0.1.0")
+        // The 3 MiB URI case measures template matching, not the URI limit.
+        .max_uri_bytes(4 << 20)
         .tools(tools)
         .prompts(PromptSet::new())
         .resources(ResourceSet::new().with_fn(
