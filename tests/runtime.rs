@@ -7,8 +7,8 @@ use std::time::Duration;
 use mcp_framework::client::{Client, ClientError, RequestOptions};
 use mcp_framework::protocol::ElicitResult;
 use mcp_framework::{
-    CallToolResult, Completion, Content, PromptSet, ProtocolVersion, ResourceSet, Server,
-    ToolDefinition, ToolSet,
+    CallToolResult, Completion, Content, OutputValidation, PromptSet, ProtocolVersion, ResourceSet,
+    SchemaProfile, Server, ToolDefinition, ToolSet,
 };
 use serde_json::{Value, json};
 use tests::fixture::{obj, sampled, server, server_with};
@@ -138,13 +138,26 @@ async fn tool_calls_results_and_errors() {
             .await,
     );
     assert_eq!(code, -32602);
-    // Non-object structured output is allowed on 2026-07-28.
+    // The default (portable) profile gives outputs object roots: a list goes out wrapped.
+    let n = client
+        .request("tools/call", json!({"name":"numbers"}))
+        .await
+        .unwrap();
+    assert_eq!(n["structuredContent"], json!({"result": [1, 2, 3]}));
+    assert_modern("CallToolResult", &n);
+    // Non-object structured output is allowed on 2026-07-28: the standard profile sends it
+    // as it is.
+    let standard = server_with(|b| b.schema_profile(SchemaProfile::Standard));
+    let client = Client::connect(&standard).await.unwrap();
     let n = client
         .request("tools/call", json!({"name":"numbers"}))
         .await
         .unwrap();
     assert_eq!(n["structuredContent"], json!([1, 2, 3]));
     assert_modern("CallToolResult", &n);
+    let listed = client.list_tools().await.unwrap();
+    let numbers = listed.iter().find(|t| t.name == "numbers").unwrap();
+    assert_eq!(numbers.output_schema.as_ref().unwrap()["type"], "array");
 }
 
 #[tokio::test]
@@ -753,4 +766,91 @@ async fn tracing_events_reach_the_client_through_the_bridge() {
         notes.try_recv().is_err(),
         "debug is below the requested level"
     );
+}
+
+/// A tool whose results break its own output schema: a number declared, text sent; no
+/// `structuredContent` at all; a tool error (never checked).
+fn liar() -> ToolSet {
+    let output = obj(json!({
+        "type": "object",
+        "properties": {"celsius": {"type": "number"}},
+        "required": ["celsius"]
+    }));
+    ToolSet::new().with_fn(
+        ToolDefinition::new(
+            "liar",
+            obj(json!({"type": "object", "properties": {"how": {"type": "string"}}})),
+        )
+        .output_schema(Some(output)),
+        |args, _cx| async move {
+            Ok(match args["how"].as_str() {
+                Some("unstructured") => CallToolResult::success(vec![Content::text("21.5")]),
+                Some("failing") => CallToolResult::error(vec![Content::text("the sensor is down")]),
+                Some("honest") => CallToolResult {
+                    content: vec![Content::text(r#"{"celsius":21.5}"#)],
+                    structured_content: Some(json!({"celsius": 21.5})),
+                    ..CallToolResult::default()
+                },
+                _ => CallToolResult {
+                    content: vec![Content::text(r#"{"celsius":"warm"}"#)],
+                    structured_content: Some(json!({"celsius": "warm"})),
+                    ..CallToolResult::default()
+                },
+            })
+        },
+    )
+}
+
+/// The code and message of a JSON-RPC error.
+fn rpc_message(r: Result<Value, ClientError>) -> (i32, String) {
+    match r {
+        Err(ClientError::Rpc(e)) => (e.code, e.message),
+        other => panic!("expected a JSON-RPC error, got {other:?}"),
+    }
+}
+
+async fn call_liar(client: &Client, how: &str) -> Result<Value, ClientError> {
+    client
+        .request(
+            "tools/call",
+            json!({"name": "liar", "arguments": {"how": how}}),
+        )
+        .await
+}
+
+#[tokio::test]
+async fn results_that_break_their_output_schema_fail_loudly() {
+    // Debug builds (tests included) default to a protocol error: the test fails.
+    let client = Client::connect(&server_with(|b| b.tools(liar())))
+        .await
+        .unwrap();
+    let (code, message) = rpc_message(call_liar(&client, "lying").await);
+    assert_eq!(code, -32603);
+    assert!(
+        message.contains("`liar` does not match its outputSchema") && message.contains("/celsius"),
+        "{message}"
+    );
+    let (code, message) = rpc_message(call_liar(&client, "unstructured").await);
+    assert_eq!(code, -32603);
+    assert!(message.contains("no `structuredContent`"), "{message}");
+    let honest = call_liar(&client, "honest").await.unwrap();
+    assert_eq!(honest["structuredContent"], json!({"celsius": 21.5}));
+    let failing = call_liar(&client, "failing").await.unwrap();
+    assert_eq!(failing["isError"], true, "tool errors are not checked");
+
+    // Production's default: a tool error the model reads, never a silent success.
+    let server = server_with(|b| b.tools(liar()).output_validation(OutputValidation::IsError));
+    let client = Client::connect(&server).await.unwrap();
+    let r = call_liar(&client, "lying").await.unwrap();
+    assert_modern("CallToolResult", &r);
+    assert_eq!(r["isError"], true);
+    assert!(r.get("structuredContent").is_none(), "{r}");
+    let text = r["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("does not match its outputSchema"), "{text}");
+
+    // Off: sent as the tool made it.
+    let server = server_with(|b| b.tools(liar()).output_validation(OutputValidation::Off));
+    let client = Client::connect(&server).await.unwrap();
+    let r = call_liar(&client, "lying").await.unwrap();
+    assert_eq!(r["structuredContent"], json!({"celsius": "warm"}));
 }

@@ -110,6 +110,25 @@ async fn garbage_gets_parse_errors_and_the_server_keeps_serving() {
 }
 
 #[tokio::test]
+async fn a_result_that_breaks_its_output_schema_is_not_a_success() {
+    let mut p = Proc::spawn();
+    p.request(
+        1,
+        "tools/call",
+        json!({"name":"test_invalid_structured_output","arguments":{}}),
+    )
+    .await;
+    let (r, _) = p.until(1).await;
+    // A debug build: an internal error naming the mismatch.
+    assert_eq!(r["error"]["code"], -32603, "{r}");
+    let message = r["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("does not match its outputSchema") && message.contains("/celsius"),
+        "{message}"
+    );
+}
+
+#[tokio::test]
 async fn requests_run_concurrently_and_answers_interleave() {
     let mut p = Proc::spawn();
     p.request(

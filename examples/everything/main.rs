@@ -18,8 +18,9 @@ use std::time::Duration;
 use mcp_framework::middleware::{self, AuditLayer};
 use mcp_framework::protocol::{CreateMessageRequestParams, JsonObject, Root, SamplingMessage};
 use mcp_framework::{
-    CallToolResult, CompletionRequest, Content, Context, Elicitation, PromptMessage, Role, Server,
-    ServerHandle, ToolDefinition, ToolError, ToolSet, prompt, prompts, resource, tool, tools,
+    CallToolResult, CompletionRequest, Content, Context, Elicitation, PromptMessage, Role,
+    SchemaProfile, Server, ServerHandle, ToolDefinition, ToolError, ToolSet, prompt, prompts,
+    resource, tool, tools,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -414,6 +415,25 @@ fn regional_echo(
     format!("{region}:{text}")
 }
 
+/// A reading whose declared type and value disagree, as when a `#[schemars(with = …)]`
+/// goes stale: the schema says a number, the value is text.
+#[derive(Serialize, JsonSchema)]
+struct Reading {
+    /// Degrees Celsius.
+    #[schemars(with = "f64")]
+    celsius: String,
+}
+
+/// Returns a result that does not match its own `outputSchema`. It is never sent as a
+/// success: debug builds answer with an internal error (`-32603`), release builds with a
+/// tool error (`isError`), and both log the mismatch.
+#[tool]
+fn test_invalid_structured_output() -> Reading {
+    Reading {
+        celsius: "warm".into(),
+    }
+}
+
 /// The name asked of the user.
 #[derive(Deserialize, JsonSchema)]
 struct Name {
@@ -641,7 +661,9 @@ async fn test_input_required_result_prompt(ctx: Context) -> Result<String, ToolE
 }
 
 fn json_schema_2020_12_tool() -> ToolSet {
-    // Composition, conditionals and `$anchor` (SEP-2106) are listed as written.
+    // Composition, conditionals and `$anchor` (SEP-2106) are listed as written: the tool opts
+    // into the standard schema profile (the server's portable one would inline `$ref`, drop
+    // `$schema` and refuse the root `allOf`/`if`).
     let schema = object(json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",
@@ -667,7 +689,8 @@ fn json_schema_2020_12_tool() -> ToolSet {
     }));
     ToolSet::new().with_fn(
         ToolDefinition::new("json_schema_2020_12_tool", schema)
-            .description("Tool with JSON Schema 2020-12 features"),
+            .description("Tool with JSON Schema 2020-12 features")
+            .schema_profile(SchemaProfile::Standard),
         |args, _cx| async move {
             Ok(CallToolResult {
                 content: vec![Content::text(format!("Received: {args}"))],

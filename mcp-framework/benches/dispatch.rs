@@ -1,16 +1,18 @@
-//! In-process dispatch cost: a whole `tools/call add` (parse, validate, call, encode), the
-//! same through one pass-through middleware layer (what the seam costs: a `Call`, a clone
-//! of the boxed stack, a boxed future), a `tools/list` of 102 tools served from cached
-//! bytes, and `resources/read` of a 1 MiB URI against a resource template (matching is
-//! linear in the URI), through `Server::handle_message`.
+//! In-process dispatch cost: a whole `tools/call add` (parse, validate, call, check the
+//! structured output, encode; without the output check; and through one pass-through
+//! middleware layer: what the seam costs, a `Call`, a clone of the boxed stack, a boxed
+//! future), a `tools/list` of 102 tools
+//! served from cached bytes, and `resources/read` of a 1 MiB URI against a resource template
+//! (matching is linear in the URI), through `Server::handle_message`; and `build()` of those
+//! 102 tools under the standard and the portable schema profiles (the cost of shaping).
 //!
 //! `cargo bench -p mcp-framework --bench dispatch`
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use mcp_framework::protocol::TextResourceContents;
 use mcp_framework::{
-    CallToolResult, Content, PromptSet, ResourceContents, ResourceDefinition, ResourceSet, Server,
-    ToolDefinition, ToolSet,
+    CallToolResult, Content, OutputValidation, PromptSet, ResourceContents, ResourceDefinition,
+    ResourceSet, SchemaProfile, Server, ServerBuilder, ToolDefinition, ToolSet,
 };
 use serde_json::{Value, json};
 
@@ -21,7 +23,7 @@ fn object(v: Value) -> mcp_framework::protocol::JsonObject {
     }
 }
 
-fn build_server(layered: bool) -> Server {
+fn builder() -> ServerBuilder {
     let mut tools = ToolSet::new()
         .with_fn(
             ToolDefinition::new(
@@ -53,12 +55,7 @@ fn build_server(layered: bool) -> Server {
             |_, _| async move { Ok(CallToolResult { content: vec![Content::text("ok")], ..CallToolResult::default() }) },
         );
     }
-    let builder = if layered {
-        Server::builder().layer(tower::layer::util::Identity::new())
-    } else {
-        Server::builder()
-    };
-    builder
+    Server::builder()
         .name("bench")
         .version("0.1.0")
         // The 3 MiB URI case measures template matching, not the URI limit.
@@ -81,8 +78,10 @@ fn build_server(layered: bool) -> Server {
                 })])
             },
         ))
-        .build()
-        .expect("builds")
+}
+
+fn server() -> Server {
+    builder().build().expect("builds")
 }
 
 const CALL: &[u8] = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1.0.0"}}}}"#;
@@ -102,8 +101,11 @@ fn bench(c: &mut Criterion) {
         .enable_all()
         .build()
         .expect("runtime");
-    let server = build_server(false);
-    let layered = build_server(true);
+    let server = server();
+    let layered = builder()
+        .layer(tower::layer::util::Identity::new())
+        .build()
+        .expect("builds");
     for s in [&server, &layered] {
         let out = rt.block_on(s.handle_message(CALL)).expect("answer");
         assert!(std::str::from_utf8(&out).unwrap().contains(r#""sum":3.0"#));
@@ -112,6 +114,13 @@ fn bench(c: &mut Criterion) {
     eprintln!("tools/list response: {} bytes", list.len());
     c.bench_function("tools/call add", |b| {
         b.iter(|| rt.block_on(server.handle_message(std::hint::black_box(CALL))));
+    });
+    let unchecked = builder()
+        .output_validation(OutputValidation::Off)
+        .build()
+        .expect("builds");
+    c.bench_function("tools/call add, output unchecked", |b| {
+        b.iter(|| rt.block_on(unchecked.handle_message(std::hint::black_box(CALL))));
     });
     c.bench_function("tools/call add, one pass-through layer", |b| {
         b.iter(|| rt.block_on(layered.handle_message(std::hint::black_box(CALL))));
@@ -134,6 +143,18 @@ fn bench(c: &mut Criterion) {
     group.bench_function("no template matches", |b| {
         b.iter(|| rt.block_on(server.handle_message(std::hint::black_box(&miss))));
     });
+    group.finish();
+    let mut group = c.benchmark_group("build, 102 tools");
+    group.sample_size(20);
+    for profile in [SchemaProfile::Standard, SchemaProfile::Portable] {
+        group.bench_function(profile.name(), |b| {
+            b.iter_batched(
+                || builder().schema_profile(profile),
+                |b| b.build().expect("builds"),
+                BatchSize::SmallInput,
+            );
+        });
+    }
     group.finish();
 }
 

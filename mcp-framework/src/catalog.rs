@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::cache::{ListKind, PageCache};
 use crate::error::Error;
 use crate::location::Location;
-use crate::registry::entry::{PromptEntry, ResourceEntry, TemplateEntry, ToolEntry};
+use crate::registry::entry::{PromptEntry, ResourceEntry, TemplateEntry, ToolEntry, ToolRules};
 use crate::registry::set::{PromptSet, ResourceSet, ToolSet};
 
 /// Everything served at one moment.
@@ -99,8 +99,9 @@ impl Catalog {
         prompts: PromptSet,
         resources: ResourceSet,
         page_size: usize,
+        rules: ToolRules<'_>,
     ) -> Result<Self, Error> {
-        let tools = tools.into_entries()?;
+        let tools = tools.into_entries(rules)?;
         let prompts = prompts.into_entries()?;
         let (fixed, templates) = resources.into_entries()?;
         Self::new(tools, prompts, fixed, templates, page_size)

@@ -5,6 +5,7 @@ use std::fmt;
 
 use crate::location::Location;
 use crate::protocol::ErrorObject;
+use crate::schema_profile::{SchemaProfile, SchemaViolation};
 
 /// An error building or running a server.
 #[derive(Debug, thiserror::Error)]
@@ -34,6 +35,22 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// A tool has constructs its schema profile refuses (see
+    /// [`SchemaRule`](crate::SchemaRule)).
+    #[error(
+        "tool `{name}` ({location}) does not fit the `{profile}` schema profile:{}",
+        list(violations)
+    )]
+    Schema {
+        /// The tool's name.
+        name: String,
+        /// Where it is defined.
+        location: Location,
+        /// The profile it was shaped with.
+        profile: SchemaProfile,
+        /// What the profile refuses, each with where and how to fix it.
+        violations: Vec<SchemaViolation>,
+    },
     /// Invalid server configuration.
     #[error("invalid configuration: {0}")]
     Config(String),
@@ -43,6 +60,10 @@ pub enum Error {
     /// An I/O error (binding a socket, reading stdin…).
     #[error(transparent)]
     Io(#[from] std::io::Error),
+}
+
+fn list(violations: &[SchemaViolation]) -> String {
+    violations.iter().map(|v| format!("\n  - {v}")).collect()
 }
 
 /// A tool failure reported to the model as a result with `isError: true`.

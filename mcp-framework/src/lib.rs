@@ -40,6 +40,7 @@ mod location;
 mod mrtr;
 mod peer;
 mod schema;
+mod schema_profile;
 mod template;
 
 pub mod protocol;
@@ -68,9 +69,11 @@ pub use registry::handler::{
     ToolResult,
 };
 pub use registry::set::{PromptSet, ResourceSet, ToolSet};
+pub use runtime::config::OutputValidation;
 #[cfg(feature = "http")]
 pub use runtime::config::{HttpConfig, ListenConfig};
 pub use runtime::handle::ServerHandle;
+pub use schema_profile::{SchemaProfile, SchemaRule, SchemaViolation};
 pub use server::Server;
 pub use server::builder::ServerBuilder;
 
@@ -94,6 +97,7 @@ pub mod __private {
     };
     pub use crate::registry::set::{PromptRegistration, ResourceRegistration, ToolRegistration};
     pub use crate::schema::{input_schema_for, schema_for};
+    pub use crate::schema_profile::{SchemaProfile, SchemaRule};
     #[cfg(feature = "inventory")]
     pub use inventory;
     pub use schemars;

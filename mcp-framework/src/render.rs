@@ -1,7 +1,8 @@
 //! Rendering outcomes for a protocol revision: 2026-07-28 results carry `resultType`,
 //! `_meta.serverInfo` and (where cacheable) `ttlMs`/`cacheScope`; legacy results carry none
 //! of these, keep object-rooted `outputSchema`/`structuredContent`, and drop fields their
-//! revision does not know.
+//! revision does not know. `structuredContent` is wrapped in `{result}` where the tool's
+//! output schema is (by its schema profile on every revision, by the legacy ones' rule).
 
 use bytes::Bytes;
 use serde::Serialize;
@@ -219,10 +220,10 @@ pub(crate) fn tool_result(
 ) -> Bytes {
     if !version.has_structured_output() {
         result.structured_content = None;
-    } else if version.needs_object_output()
-        && let Some(v) = result.structured_content.take()
-    {
-        result.structured_content = Some(if entry.wraps_output || !v.is_object() {
+    } else if let Some(v) = result.structured_content.take() {
+        let wrap = entry.wraps_structured
+            || (version.needs_object_output() && (entry.wraps_output || !v.is_object()));
+        result.structured_content = Some(if wrap {
             let mut m = serde_json::Map::new();
             m.insert("result".into(), v);
             Value::Object(m)

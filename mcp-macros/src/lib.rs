@@ -61,6 +61,11 @@ mod parse;
 ///                                    repeatable, the first one outermost; see
 ///                                    `mcp_framework::middleware`)
 ///     register = false             not collected automatically (add it with `tools![…]`)
+///     schema = "standard"          the schema profile of this tool: "standard", "portable"
+///                                    or "openai_strict" (default: the server's)
+///     allow(rule, …)               constructs of the profile accepted knowingly: tool_name,
+///                                    tuple, open_object, recursive_type, root_combinator,
+///                                    unresolvable_ref, dialect, optional_field
 ///     crate = path                 where `mcp_framework` is (default `::mcp_framework`)
 ///
 /// parameter:
@@ -73,6 +78,11 @@ mod parse;
 /// `&str`, `&[T]` and `&T` parameters are decoded as `String`, `Vec<T>` and `T`. The
 /// function must be a free function (not a method), without generics, `unsafe` or ABI;
 /// parameters are plain names.
+///
+/// The signature is checked against the tool's schema profile (its `schema = …`, else
+/// `portable`): a name outside `[A-Za-z0-9_-]` or longer than 64 characters, and under
+/// `openai_strict` a map parameter, are errors; a tuple is a warning (it loses its
+/// positions). What only the derived schemas show is checked by `build()`.
 ///
 /// ```compile_fail
 /// use mcp_framework::tool;

@@ -2,6 +2,7 @@
 //! raw attributes are left in here (the user's function is kept only to be re-emitted,
 //! with its parameter attributes stripped).
 
+use proc_macro2::Span;
 use syn::{Expr, Ident, ItemFn, LitStr, Path, Type, Visibility};
 
 use crate::docs::Docs;
@@ -11,6 +12,7 @@ pub(crate) struct ToolModel {
     pub(crate) common: Common,
     pub(crate) func: FnModel,
     pub(crate) annotations: Annotations,
+    pub(crate) schema: SchemaModel,
 }
 
 /// Everything a `#[prompt]` expands from.
@@ -125,6 +127,51 @@ impl Annotations {
     pub(crate) fn is_empty(&self) -> bool {
         *self == Self::default()
     }
+}
+
+/// A tool's schema profile and what its lint found.
+pub(crate) struct SchemaModel {
+    /// `schema = "…"`; `None`: the server's profile.
+    pub(crate) profile: Option<Profile>,
+    /// The runtime's `SchemaRule` variants accepted with `allow(…)`, spanned at the
+    /// user's names.
+    pub(crate) allow: Vec<Ident>,
+    /// Warnings, each emitted as the use of a deprecated item.
+    pub(crate) warnings: Vec<Warning>,
+}
+
+/// The runtime's `SchemaProfile`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Profile {
+    Standard,
+    Portable,
+    OpenAiStrict,
+}
+
+impl Profile {
+    /// The name of `schema = "…"`.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Self::Standard => "standard",
+            Self::Portable => "portable",
+            Self::OpenAiStrict => "openai_strict",
+        }
+    }
+
+    /// The runtime's variant.
+    pub(crate) fn variant(self) -> &'static str {
+        match self {
+            Self::Standard => "Standard",
+            Self::Portable => "Portable",
+            Self::OpenAiStrict => "OpenAiStrict",
+        }
+    }
+}
+
+/// A lint warning: where (the offending tokens) and what.
+pub(crate) struct Warning {
+    pub(crate) span: Span,
+    pub(crate) message: String,
 }
 
 pub(crate) enum ResourceKind {

@@ -99,6 +99,8 @@ mod guide {
     struct Quickstart;
     #[doc = include_str!("../../guide/src/tools.md")]
     struct Tools;
+    #[doc = include_str!("../../guide/src/schemas.md")]
+    struct Schemas;
     #[doc = include_str!("../../guide/src/prompts.md")]
     struct Prompts;
     #[doc = include_str!("../../guide/src/resources.md")]

@@ -14,13 +14,14 @@ use super::reply::Reply;
 use super::run::{Invocation, as_handler, execute, prepare, read};
 use super::views::{CallView, GetPromptView, ReadView, check_uri, parse};
 use crate::middleware::{self, Call, CallOutput, Item, Method};
-use crate::outcome::coerce_strings;
+use crate::outcome::{coerce_strings, error_result};
 use crate::protocol::jsonrpc::Request;
 use crate::protocol::{
     CallToolResult, ErrorObject, GetPromptResult, ProtocolVersion, ResourceContents, codes,
 };
-use crate::registry::entry::{ResourceEntry, TemplateEntry};
+use crate::registry::entry::{ResourceEntry, TemplateEntry, ToolEntry};
 use crate::render;
+use crate::runtime::config::OutputValidation;
 use crate::runtime::state::ServerInner;
 use crate::telemetry::span;
 
@@ -70,12 +71,15 @@ pub(super) async fn call_tool(
         Err(e) => return Reply::error(e),
     };
     let done = |outcome: Result<CallToolResult, ErrorObject>| match outcome {
-        Ok(result) => {
-            if result.is_error == Some(true) {
-                span::record_error(&tracing::Span::current(), "tool_error");
+        Ok(result) => match honest(server, &entry, result) {
+            Ok(result) => {
+                if result.is_error == Some(true) {
+                    span::record_error(&tracing::Span::current(), "tool_error");
+                }
+                Reply::Result(render::tool_result(server, version, &entry, result))
             }
-            Reply::Result(render::tool_result(server, version, &entry, result))
-        }
+            Err(e) => Reply::error(e),
+        },
         Err(e) => Reply::error(e),
     };
     if layered {
@@ -95,6 +99,31 @@ pub(super) async fn call_tool(
         let fut = (entry.call)(arguments, prepared.cx.clone());
         let fut = as_handler(&prepared.cx, Method::ToolsCall, &entry.tool.name, fut);
         execute(server, &prepared, fut, done).await
+    }
+}
+
+/// A result whose `structuredContent` does not match the tool's output schema, as the
+/// server's [`OutputValidation`] says: sent anyway, or logged and replaced by a tool error
+/// or a protocol error.
+fn honest(
+    server: &ServerInner,
+    entry: &ToolEntry,
+    result: CallToolResult,
+) -> Result<CallToolResult, ErrorObject> {
+    let validation = server.config.output_validation;
+    if validation == OutputValidation::Off {
+        return Ok(result);
+    }
+    let Err(problems) = entry.check_output(&result) else {
+        return Ok(result);
+    };
+    let name = &entry.tool.name;
+    tracing::error!(tool = %name, %problems, "the tool's result does not match its outputSchema");
+    let message =
+        format!("the result of tool `{name}` does not match its outputSchema: {problems}");
+    match validation {
+        OutputValidation::InternalError => Err(ErrorObject::internal(message)),
+        _ => Ok(error_result(message)),
     }
 }
 

@@ -15,6 +15,7 @@ use tower::{Layer, Service};
 use crate::location::Location;
 use crate::middleware::{BoxError, Call, CallOutput, CallService, Layers};
 use crate::protocol::{CacheScope, Icon, JsonObject, ToolAnnotations};
+use crate::schema_profile::{SchemaProfile, SchemaRule};
 
 /// The builder methods every kind of definition has.
 macro_rules! shared_builders {
@@ -86,6 +87,10 @@ pub struct ToolDefinition {
     pub(crate) icons: Vec<Icon>,
     pub(crate) meta: Option<Cow<'static, str>>,
     pub(crate) layers: Layers,
+    /// `None`: the server's profile.
+    pub(crate) schema_profile: Option<SchemaProfile>,
+    /// Rules of the profile this tool breaks knowingly.
+    pub(crate) allowed: Vec<SchemaRule>,
     pub(crate) location: Location,
 }
 
@@ -105,6 +110,8 @@ impl ToolDefinition {
             icons: Vec::new(),
             meta: None,
             layers: Layers::default(),
+            schema_profile: None,
+            allowed: Vec::new(),
             location: Location::RUNTIME,
         }
     }
@@ -120,6 +127,24 @@ impl ToolDefinition {
     #[must_use]
     pub fn annotations(mut self, annotations: ToolAnnotations) -> Self {
         self.annotations = Some(annotations);
+        self
+    }
+
+    /// Shapes this tool's schemas with `profile` instead of the server's
+    /// ([`ServerBuilder::schema_profile`](crate::ServerBuilder::schema_profile)).
+    #[must_use]
+    pub fn schema_profile(mut self, profile: SchemaProfile) -> Self {
+        self.schema_profile = Some(profile);
+        self
+    }
+
+    /// Accepts a construct that the tool's schema profile refuses: `build()` serves it as
+    /// it is instead of failing.
+    #[must_use]
+    pub fn allow(mut self, rule: SchemaRule) -> Self {
+        if !self.allowed.contains(&rule) {
+            self.allowed.push(rule);
+        }
         self
     }
 }

@@ -1,5 +1,6 @@
-//! Entries: definitions checked (names, URIs, templates, `_meta`, `x-mcp-header`) and compiled
-//! (validators) into what the catalog serves and the dispatcher calls.
+//! Entries: definitions checked (names, URIs, templates, `_meta`, `x-mcp-header`, the schema
+//! profile's rules), shaped (tool schemas, for their profile) and compiled (validators) into
+//! what the catalog serves and the dispatcher calls.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -18,16 +19,35 @@ use crate::error::Error;
 use crate::headers::HeaderParam;
 use crate::location::Location;
 use crate::middleware::{CallService, Run};
-use crate::protocol::{JsonObject, Prompt, PromptArgument, Resource, ResourceTemplate, Tool};
+use crate::protocol::{
+    CallToolResult, JsonObject, Prompt, PromptArgument, Resource, ResourceTemplate, Tool,
+};
 use crate::schema::{self, Validator};
+use crate::schema_profile::{self as profile, Role, SchemaProfile};
 use crate::template::UriTemplate;
 
-/// A tool ready to serve: definition, compiled validator and handler.
+/// What tool entries are checked and shaped against beyond their own definitions.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ToolRules<'a> {
+    /// The server's schema profile (a tool may choose another).
+    pub(crate) profile: SchemaProfile,
+    /// The server's name (`serverInfo.name`), which clients prefix tool names with.
+    pub(crate) server_name: &'a str,
+}
+
+/// A tool ready to serve: definition, compiled validators and handler.
 pub(crate) struct ToolEntry {
+    /// The tool as clients see it: its schemas shaped for its profile.
     pub(crate) tool: Tool,
     /// `outputSchema` root is not an object: legacy revisions see it wrapped in `{result}`.
     pub(crate) wraps_output: bool,
+    /// The profile wrapped the output schema in `{result}`: every revision sees
+    /// `structuredContent` wrapped likewise.
+    pub(crate) wraps_structured: bool,
+    /// Arguments, against the input schema as defined.
     pub(crate) validator: Validator,
+    /// `structuredContent`, against the output schema as clients see it (before wrapping).
+    pub(crate) output_validator: Option<Validator>,
     pub(crate) headers: Vec<HeaderParam>,
     pub(crate) call: ToolFn,
     /// The tool's own middleware stack.
@@ -78,7 +98,7 @@ fn parse_meta(
 }
 
 impl ToolEntry {
-    fn new(mut def: ToolDefinition, call: ToolFn) -> Result<Self, Error> {
+    fn new(mut def: ToolDefinition, call: ToolFn, rules: ToolRules<'_>) -> Result<Self, Error> {
         let kind = "tool";
         crate::headers::normalize_header_properties(&mut def.input_schema);
         let err = |reason: String| definition_error(kind, &def.name, def.location, reason);
@@ -94,29 +114,58 @@ impl ToolEntry {
                 "tool names may contain only ASCII letters, digits, `_`, `-` and `.`, not {bad:?}"
             )));
         }
-        if !schema::is_object_schema(&def.input_schema) {
+        let validator = Validator::compile(&def.input_schema)
+            .map_err(|e| err(format!("the input schema does not compile: {e}")))?;
+        let headers = crate::headers::collect_header_params(&def.input_schema).map_err(err)?;
+        let meta = parse_meta(kind, &def.name, def.location, def.meta.as_deref())?;
+
+        let chosen = def.schema_profile.unwrap_or(rules.profile);
+        let input = profile::shape(chosen, Role::Input, &def.input_schema);
+        let output = def
+            .output_schema
+            .as_ref()
+            .map(|s| profile::shape(chosen, Role::Output, s));
+        let violations: Vec<_> = profile::check_name(chosen, rules.server_name, &def.name)
+            .into_iter()
+            .chain(input.violations)
+            .chain(output.iter().flat_map(|o| o.violations.iter().cloned()))
+            .filter(|v| !def.allowed.contains(&v.rule()))
+            .collect();
+        if !violations.is_empty() {
+            return Err(Error::Schema {
+                name: def.name.into_owned(),
+                location: def.location,
+                profile: chosen,
+                violations,
+            });
+        }
+        if !schema::is_object_schema(&input.schema) {
             return Err(err(
                 "the input schema must have `type: \"object\"` at its root".into(),
             ));
         }
-        let validator = Validator::compile(&def.input_schema)
-            .map_err(|e| err(format!("the input schema does not compile: {e}")))?;
-        if let Some(out) = &def.output_schema {
-            Validator::compile(out)
-                .map_err(|e| err(format!("the output schema does not compile: {e}")))?;
-        }
-        let headers = crate::headers::collect_header_params(&def.input_schema).map_err(err)?;
-        let meta = parse_meta(kind, &def.name, def.location, def.meta.as_deref())?;
-        let wraps_output = def
-            .output_schema
+        let output_validator = output
+            .as_ref()
+            .map(|o| Validator::compile(&o.schema))
+            .transpose()
+            .map_err(|e| err(format!("the output schema does not compile: {e}")))?;
+        let wraps_structured = output.as_ref().is_some_and(|o| o.wrap);
+        let output_schema = output.map(|o| {
+            if o.wrap {
+                schema::wrap_output_schema(&o.schema)
+            } else {
+                o.schema
+            }
+        });
+        let wraps_output = output_schema
             .as_ref()
             .is_some_and(|s| !schema::is_object_schema(s));
         let tool = Tool {
             name: def.name.into_owned(),
             title: def.title.map(Cow::into_owned),
             description: def.description.map(Cow::into_owned),
-            input_schema: def.input_schema,
-            output_schema: def.output_schema,
+            input_schema: input.schema,
+            output_schema,
             annotations: def.annotations,
             icons: (!def.icons.is_empty()).then_some(def.icons),
             meta,
@@ -124,12 +173,30 @@ impl ToolEntry {
         Ok(Self {
             tool,
             wraps_output,
+            wraps_structured,
             validator,
+            output_validator,
             headers,
             call,
             layers: def.layers.build(Run),
             location: def.location,
         })
+    }
+
+    /// Checks a result against the tool's output schema: `Err` says what does not match.
+    /// Error results (`isError`) are not checked; a successful one must carry
+    /// `structuredContent` when the tool declares an output schema.
+    pub(crate) fn check_output(&self, result: &CallToolResult) -> Result<(), String> {
+        let Some(validator) = &self.output_validator else {
+            return Ok(());
+        };
+        if result.is_error == Some(true) {
+            return Ok(());
+        }
+        match &result.structured_content {
+            Some(value) => validator.check(value),
+            None => Err("the result has no `structuredContent`".into()),
+        }
     }
 }
 
@@ -367,11 +434,11 @@ fn build_resource(def: ResourceDefinition, read: ReadFn) -> Result<ResourceOrTem
 // Sets into entries (at build time and for run-time additions alike)
 
 impl ToolSet {
-    /// Checks and compiles every tool of the set.
-    pub(crate) fn into_entries(self) -> Result<Vec<Arc<ToolEntry>>, Error> {
+    /// Checks, shapes and compiles every tool of the set.
+    pub(crate) fn into_entries(self, rules: ToolRules<'_>) -> Result<Vec<Arc<ToolEntry>>, Error> {
         self.items
             .into_iter()
-            .map(|t| ToolEntry::new(t.definition, t.call).map(Arc::new))
+            .map(|t| ToolEntry::new(t.definition, t.call, rules).map(Arc::new))
             .collect()
     }
 }

@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use crate::cache::CacheConfig;
+use crate::schema_profile::SchemaProfile;
 
 /// Limits and settings that are not part of what the server serves.
 #[derive(Debug, Clone)]
@@ -17,6 +18,10 @@ pub(crate) struct Config {
     pub(crate) max_message_bytes: usize,
     /// On stdio EOF, how long in-flight requests may still finish.
     pub(crate) drain_timeout: Duration,
+    /// How tool schemas are shaped, unless a tool chooses.
+    pub(crate) schema_profile: SchemaProfile,
+    /// What happens to results that do not match their output schema.
+    pub(crate) output_validation: OutputValidation,
     /// The longest resource URI accepted (`resources/read`, `resources/subscribe`,
     /// completion references).
     pub(crate) max_uri_bytes: usize,
@@ -36,11 +41,42 @@ impl Default for Config {
             client_request_timeout: Duration::from_secs(300),
             max_message_bytes: 4 * 1024 * 1024,
             drain_timeout: Duration::from_secs(5),
+            schema_profile: SchemaProfile::default(),
+            output_validation: OutputValidation::default(),
             max_uri_bytes: 16 * 1024,
             max_concurrent_requests: 1024,
             listen: ListenConfig::default(),
             #[cfg(feature = "http")]
             http: HttpConfig::default(),
+        }
+    }
+}
+
+/// What happens to a successful tool result whose `structuredContent` does not validate
+/// against the tool's `outputSchema` (or that has none although the tool declares one).
+/// The specification says a server **must** send results that conform; a mismatch is a
+/// bug in the tool. Set with
+/// [`ServerBuilder::output_validation`](crate::ServerBuilder::output_validation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum OutputValidation {
+    /// Not checked: the result goes out as the tool made it.
+    Off,
+    /// Logged as an error, and the client gets a tool error (`isError: true`) saying
+    /// what does not match. The default of release builds.
+    IsError,
+    /// Logged as an error, and the client gets a JSON-RPC internal error (`-32603`): a test
+    /// that calls the tool fails. The default of debug builds (`debug_assertions`), tests
+    /// included.
+    InternalError,
+}
+
+impl Default for OutputValidation {
+    fn default() -> Self {
+        if cfg!(debug_assertions) {
+            Self::InternalError
+        } else {
+            Self::IsError
         }
     }
 }

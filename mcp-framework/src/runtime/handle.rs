@@ -47,7 +47,7 @@ impl ServerHandle {
 
     /// Adds tools; fails (changing nothing) if a name is already served.
     pub fn add_tools(&self, tools: ToolSet) -> Result<(), Error> {
-        let entries = tools.into_entries()?;
+        let entries = tools.into_entries(self.inner.tool_rules())?;
         if entries.is_empty() {
             return Ok(());
         }

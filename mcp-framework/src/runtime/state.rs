@@ -16,6 +16,7 @@ use crate::events::EventBus;
 use crate::middleware::CallService;
 use crate::mrtr::Sealer;
 use crate::protocol::{Implementation, JsonObject, ServerCapabilities};
+use crate::registry::entry::ToolRules;
 
 /// Shared state of a server.
 pub(crate) struct ServerInner {
@@ -44,6 +45,16 @@ pub(crate) struct ServerInner {
 /// Values registered with [`ServerBuilder::state`](crate::ServerBuilder::state), by type.
 pub(crate) type StateMap =
     std::collections::HashMap<std::any::TypeId, Arc<dyn std::any::Any + Send + Sync>>;
+
+impl ServerInner {
+    /// What tools added at run time are checked and shaped against.
+    pub(crate) fn tool_rules(&self) -> ToolRules<'_> {
+        ToolRules {
+            profile: self.config.schema_profile,
+            server_name: &self.info.name,
+        }
+    }
+}
 
 impl fmt::Debug for ServerInner {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

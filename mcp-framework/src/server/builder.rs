@@ -20,11 +20,13 @@ use crate::protocol::{
     Icon, Implementation, JsonObject, ListChangedCapability, ResourcesCapability,
     ServerCapabilities, keys,
 };
+use crate::registry::entry::ToolRules;
 use crate::registry::set::{PromptSet, ResourceSet, ToolSet, collected};
 #[cfg(feature = "http")]
 use crate::runtime::config::HttpConfig;
-use crate::runtime::config::{Config, ListenConfig};
+use crate::runtime::config::{Config, ListenConfig, OutputValidation};
 use crate::runtime::state::{ServerInner, StateMap};
+use crate::schema_profile::SchemaProfile;
 
 /// Builds a [`Server`].
 #[must_use]
@@ -168,6 +170,25 @@ impl ServerBuilder {
         self
     }
 
+    /// How the tools' `inputSchema` and `outputSchema` are shaped for clients (default
+    /// [`SchemaProfile::Portable`]); a tool can choose its own (`#[tool(schema = "…")]`,
+    /// [`ToolDefinition::schema_profile`](crate::ToolDefinition::schema_profile)).
+    /// Schemas are shaped once, in `build()` (and when tools are added at run time), and a
+    /// tool that breaks a rule of its profile makes `build()` fail (see
+    /// [`SchemaRule`](crate::SchemaRule)).
+    pub fn schema_profile(mut self, profile: SchemaProfile) -> Self {
+        self.config.schema_profile = profile;
+        self
+    }
+
+    /// What happens to tool results whose `structuredContent` does not match the tool's
+    /// `outputSchema` (default: an internal error in debug builds, a logged error and an
+    /// `isError` result in release builds).
+    pub fn output_validation(mut self, validation: OutputValidation) -> Self {
+        self.config.output_validation = validation;
+        self
+    }
+
     /// Caching hints for one kind of result.
     pub fn cache(mut self, kind: Cacheable, policy: CachePolicy) -> Self {
         self.config.cache.set(kind, policy);
@@ -303,7 +324,11 @@ impl ServerBuilder {
         prompts.items.extend(self.extra_prompts.items);
         let mut resources = self.resources.unwrap_or(c_resources);
         resources.items.extend(self.extra_resources.items);
-        let catalog = Catalog::from_sets(tools, prompts, resources, self.config.page_size)?;
+        let rules = ToolRules {
+            profile: self.config.schema_profile,
+            server_name: &self.info.name,
+        };
+        let catalog = Catalog::from_sets(tools, prompts, resources, self.config.page_size, rules)?;
         #[cfg(feature = "http")]
         crate::transport::http::check_config(&self.config.http)
             .map_err(|e| Error::Config(e.to_string()))?;

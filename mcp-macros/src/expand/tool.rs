@@ -1,19 +1,21 @@
 //! `#[tool]` → `ToolHandler`.
 
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned};
+use syn::Ident;
 
 use super::{
     args_ident, args_struct, assemble, call, common_builder, cx_param, future, location,
     output_span, use_private,
 };
-use crate::model::{Annotations, ToolModel};
+use crate::model::{Annotations, SchemaModel, ToolModel};
 
 pub(crate) fn tool(model: &ToolModel) -> TokenStream {
     let ToolModel {
         common,
         func,
         annotations,
+        schema,
     } = model;
     let ident = &func.ident;
     let name = &common.name;
@@ -22,6 +24,8 @@ pub(crate) fn tool(model: &ToolModel) -> TokenStream {
     let output = &func.output;
     let builder = common_builder(common);
     let annotations = annotations_builder(annotations);
+    let schema_options = schema_builder(schema);
+    let warnings = warnings(schema);
     let location = location();
     let (lets, call) = call(func);
     let cx = cx_param(func);
@@ -84,6 +88,7 @@ pub(crate) fn tool(model: &ToolModel) -> TokenStream {
                     #builder
                     .output_schema(__mcp_output().schema.map(|__mcp_schema| __mcp_schema()))
                     #annotations
+                    #schema_options
                     #location
             }
 
@@ -96,8 +101,41 @@ pub(crate) fn tool(model: &ToolModel) -> TokenStream {
         }
 
         #submit
+
+        #warnings
     };
     assemble(func, &inner)
+}
+
+/// `.schema_profile(…)` and `.allow(…)`.
+fn schema_builder(schema: &SchemaModel) -> TokenStream {
+    let mut out = TokenStream::new();
+    if let Some(profile) = schema.profile {
+        let variant = format_ident!("{}", profile.variant());
+        out.extend(quote!(.schema_profile(__mcp::SchemaProfile::#variant)));
+    }
+    for rule in &schema.allow {
+        out.extend(quote!(.allow(__mcp::SchemaRule::#rule)));
+    }
+    out
+}
+
+/// Each lint warning as the use of a deprecated constant, spanned at the offending tokens:
+/// rustc reports the deprecation (with the lint's message) there, as a warning.
+fn warnings(schema: &SchemaModel) -> TokenStream {
+    let mut out = TokenStream::new();
+    for (i, warning) in schema.warnings.iter().enumerate() {
+        let name = format!("__mcp_schema_lint_{i}");
+        let item = Ident::new(&name, proc_macro2::Span::call_site());
+        let use_site = Ident::new(&name, warning.span);
+        let message = &warning.message;
+        out.extend(quote! {
+            #[deprecated(note = #message)]
+            const #item: () = ();
+            const _: () = #use_site;
+        });
+    }
+    out
 }
 
 fn annotations_builder(a: &Annotations) -> TokenStream {

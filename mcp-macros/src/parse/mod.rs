@@ -6,6 +6,7 @@ mod header;
 mod params;
 mod prompt;
 mod resource;
+mod schema;
 mod template;
 mod tool;
 

@@ -1,10 +1,12 @@
 //! `#[tool(…)]`.
 
 use darling::FromMeta;
+use darling::util::PathList;
 use proc_macro2::TokenStream;
 use syn::{LitStr, Path};
 
 use super::params::function;
+use super::schema::{NameSource, SchemaArgs, lint};
 use super::{CommonArgs, Errors, Kind, LayerExpr, TextExpr, common, parse_args, parse_item};
 use crate::model::{Annotations, ToolModel};
 
@@ -24,6 +26,8 @@ struct ToolArgs {
     #[darling(multiple)]
     layer: Vec<LayerExpr>,
     register: Option<bool>,
+    schema: Option<LitStr>,
+    allow: Option<PathList>,
     #[darling(rename = "crate")]
     krate: Option<Path>,
 }
@@ -58,6 +62,7 @@ pub(crate) fn tool(args: TokenStream, item: TokenStream) -> syn::Result<ToolMode
         idempotent: args.idempotent,
         open_world: args.open_world,
     };
+    let name_lit = args.name.clone();
     let common = common(
         CommonArgs {
             name: args.name,
@@ -73,10 +78,25 @@ pub(crate) fn tool(args: TokenStream, item: TokenStream) -> syn::Result<ToolMode
         &mut acc,
         check_name,
     );
+    let source = match &name_lit {
+        Some(lit) => NameSource::Option(lit),
+        None => NameSource::Function(&func.ident),
+    };
+    let schema = lint(
+        &SchemaArgs {
+            schema: args.schema,
+            allow: args.allow,
+        },
+        &common.name,
+        &source,
+        &func,
+        &mut acc,
+    );
     acc.finish_with(ToolModel {
         common,
         func,
         annotations,
+        schema,
     })
 }
 
@@ -85,7 +105,7 @@ mod tests {
     use quote::{ToTokens, quote};
 
     use super::*;
-    use crate::model::ParamKind;
+    use crate::model::{ParamKind, Profile};
 
     fn parse(args: TokenStream, item: TokenStream) -> ToolModel {
         match tool(args, item) {
@@ -153,6 +173,8 @@ mod tests {
                 icon = "data:image/png;base64,AAAA",
                 meta = r#"{"k":1}"#,
                 register = false,
+                schema = "openai_strict",
+                allow(tool_name, tuple),
                 crate = ::my::reexport
             ),
             quote! {
@@ -184,6 +206,102 @@ mod tests {
         );
         assert!(!m.func.is_async);
         assert_eq!(m.func.output.to_token_stream().to_string(), "()");
+        assert_eq!(m.schema.profile, Some(Profile::OpenAiStrict));
+        // `tuple` is the macro's own lint: only `tool_name` reaches the runtime.
+        let allowed: Vec<String> = m.schema.allow.iter().map(ToString::to_string).collect();
+        assert_eq!(allowed, ["ToolName"]);
+    }
+
+    #[test]
+    fn schema_lint() {
+        // Portable by default: dotted names are refused, tuples warned about.
+        let e = errors(
+            quote!(name = "math.add"),
+            quote!(
+                fn f() {}
+            ),
+        );
+        assert!(e[0].contains("`math.add` has '.'"), "{e:?}");
+        assert!(e[0].contains("name = \"math_add\""), "{e:?}");
+        let long = syn::Ident::new(&"x".repeat(65), proc_macro2::Span::call_site());
+        let e = errors(quote!(), quote!(fn #long() {}));
+        assert!(e[0].contains("65 characters"), "{e:?}");
+
+        let m = parse(
+            quote!(),
+            quote!(
+                fn f(pair: (u8, String), list: Vec<(f64, f64)>) -> Result<(u8, u8), (i8, i8)> {
+                    todo!()
+                }
+            ),
+        );
+        let warnings: Vec<&str> = m
+            .schema
+            .warnings
+            .iter()
+            .map(|w| w.message.as_str())
+            .collect();
+        assert_eq!(warnings.len(), 3, "{warnings:?}");
+        assert!(
+            warnings[0].starts_with("`(u8, String)` is a tuple"),
+            "{warnings:?}"
+        );
+        assert!(
+            warnings[2].starts_with("`(u8, u8)` is a tuple"),
+            "{warnings:?}"
+        );
+        let m = parse(
+            quote!(allow(tuple)),
+            quote!(
+                fn f(pair: (u8, String)) {}
+            ),
+        );
+        assert!(m.schema.warnings.is_empty());
+
+        // Standard checks nothing.
+        let m = parse(
+            quote!(name = "math.add", schema = "standard"),
+            quote!(
+                fn f(pair: (u8, String)) {}
+            ),
+        );
+        assert!(m.schema.warnings.is_empty());
+        assert_eq!(m.schema.profile, Some(Profile::Standard));
+
+        // OpenAI's strict mode has no maps.
+        let e = errors(
+            quote!(schema = "openai_strict"),
+            quote!(
+                fn f(tags: Option<std::collections::HashMap<String, u32>>) {}
+            ),
+        );
+        assert!(
+            e[0].starts_with("`std::collections::HashMap<String, u32>` is a map"),
+            "{e:?}"
+        );
+        parse(
+            quote!(schema = "openai_strict", allow(open_object)),
+            quote!(
+                fn f(tags: HashMap<String, u32>) {}
+            ),
+        );
+    }
+
+    #[test]
+    fn schema_options_are_checked() {
+        let e = errors(
+            quote!(schema = "strict", allow(tuples, tool_name, a::b)),
+            quote!(
+                fn f() {}
+            ),
+        );
+        assert_eq!(e.len(), 3, "{e:?}");
+        assert!(e[0].contains("unknown schema profile `strict`"), "{e:?}");
+        assert!(
+            e[1].starts_with("unknown schema rule: expected one of `tool_name`"),
+            "{e:?}"
+        );
+        assert!(e[2].starts_with("unknown schema rule"), "{e:?}");
     }
 
     #[test]

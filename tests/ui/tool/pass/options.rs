@@ -14,7 +14,9 @@ use mcp_framework::{Server, tool, tools};
     open_world = false,
     icon = "https://example.com/multiply.png",
     icon = "data:image/png;base64,iVBORw0KGgo=",
-    meta = r#"{"com.example/category": "math"}"#
+    meta = r#"{"com.example/category": "math"}"#,
+    schema = "portable",
+    allow(tool_name)
 )]
 fn multiply(a: i64, b: i64) -> i64 {
     a * b

@@ -1,0 +1,298 @@
+//! The `Portable` transform: what every major client accepts. Each rule says which client
+//! behaviour it answers (the guide's "Schemas and client compatibility" chapter has the
+//! table).
+
+use serde_json::{Map, Number, Value, json};
+
+use super::inline::inline_refs;
+use super::rules::{Role, SchemaRule, SchemaViolation, Shaped};
+use super::walk::{COMBINATORS, walk};
+use crate::schema::is_object_schema;
+
+/// The formats every major client accepts. Gemini refuses any other string format
+/// ("only 'enum' and 'date-time' are supported for STRING type"), validators in strict
+/// mode (Ajv) refuse formats they do not know, such as schemars' `"uint32"` or `"double"`.
+pub(super) const FORMATS: &[&str] = &["date-time"];
+
+/// The JSON Schema 2020-12 meta-schema, the only `$schema` the transform understands.
+const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// Applies the `Portable` rules to `shaped.schema`.
+pub(super) fn apply(shaped: &mut Shaped, role: Role) {
+    let pointer = role.pointer();
+    // `$schema` inside a tool schema: clients that embed tool schemas in larger documents
+    // (OpenAI, Gemini) refuse it, and 2020-12 is MCP's default anyway.
+    if let Some(dialect) = shaped.schema.get("$schema").and_then(Value::as_str) {
+        if dialect.trim_end_matches('#') == DIALECT {
+            shaped.schema.remove("$schema");
+        } else {
+            shaped.violations.push(SchemaViolation::new(
+                SchemaRule::Dialect,
+                format!("{pointer}/$schema"),
+                format!("`$schema: {dialect}` is not JSON Schema 2020-12"),
+            ));
+        }
+    }
+    // `$ref`/`$defs`: Gemini has no references; others refuse a root `$ref` without
+    // `type: "object"`.
+    inline_refs(&mut shaped.schema, pointer, &mut shaped.violations);
+    let mut root = Value::Object(std::mem::take(&mut shaped.schema));
+    walk(&mut root, pointer, &mut |schema, _| {
+        if let Value::Object(obj) = schema {
+            formats(obj);
+            arrays(obj);
+            true_properties(obj);
+        }
+    });
+    shaped.schema = match root {
+        Value::Object(obj) => obj,
+        _ => unreachable!("the walk keeps the root an object"),
+    };
+    let combinators: Vec<&str> = COMBINATORS
+        .iter()
+        .copied()
+        .filter(|k| shaped.schema.contains_key(*k))
+        .collect();
+    match role {
+        // Clients build argument forms and function declarations from the root object's
+        // properties: a root `oneOf`/`anyOf`/`allOf`/`if` is refused or silently dropped
+        // (OpenAI, Claude, Gemini).
+        Role::Input => {
+            if !combinators.is_empty() {
+                shaped.violations.push(SchemaViolation::new(
+                    SchemaRule::RootCombinator,
+                    pointer,
+                    format!(
+                        "the input schema has `{}` at its root",
+                        combinators.join("`, `")
+                    ),
+                ));
+            }
+        }
+        // Clients that validate `structuredContent` expect an object root (as the
+        // 2025-06-18 and 2025-11-25 revisions required): other outputs go out wrapped.
+        Role::Output => {
+            shaped.wrap = !is_object_schema(&shaped.schema) || !combinators.is_empty();
+        }
+    }
+}
+
+/// Schemars' formats for Rust numbers (`"uint32"`, `"int64"`, `"double"`…) and standard
+/// formats outside [`FORMATS`] go; an integer width stays as `minimum`/`maximum`.
+fn formats(obj: &mut Map<String, Value>) {
+    let Some(format) = obj.get("format").and_then(Value::as_str) else {
+        return;
+    };
+    if FORMATS.contains(&format) {
+        return;
+    }
+    let (min, max) = integer_range(format);
+    obj.remove("format");
+    for (key, exclusive, bound) in [
+        ("minimum", "exclusiveMinimum", min),
+        ("maximum", "exclusiveMaximum", max),
+    ] {
+        if let Some(bound) = bound
+            && !obj.contains_key(key)
+            && !obj.contains_key(exclusive)
+        {
+            obj.insert(key.to_owned(), Value::Number(bound));
+        }
+    }
+}
+
+/// The range of schemars' integer formats (`int`/`uint` are 64-bit `isize`/`usize`; the
+/// 128-bit ones have no bound a JSON number keeps exactly).
+fn integer_range(format: &str) -> (Option<Number>, Option<Number>) {
+    let signed = |bits: u32| {
+        let max = i64::MAX >> (64 - bits);
+        (Some(Number::from(-max - 1)), Some(Number::from(max)))
+    };
+    let unsigned = |bits: u32| {
+        let max = u64::MAX >> (64 - bits);
+        (Some(Number::from(0u64)), Some(Number::from(max)))
+    };
+    match format {
+        "int8" => signed(8),
+        "int16" => signed(16),
+        "int32" => signed(32),
+        "int64" | "int" => signed(64),
+        "uint8" => unsigned(8),
+        "uint16" => unsigned(16),
+        "uint32" => unsigned(32),
+        "uint64" | "uint" => unsigned(64),
+        "uint128" => (Some(Number::from(0u64)), None),
+        _ => (None, None),
+    }
+}
+
+/// Every array gets `items` (VS Code refuses arrays without): a missing one is `{}`, a
+/// tuple's `prefixItems` become `items` admitting each element type (the positions are
+/// lost; the server still checks them).
+fn arrays(obj: &mut Map<String, Value>) {
+    let is_array = match obj.get("type") {
+        Some(Value::String(t)) => t == "array",
+        Some(Value::Array(ts)) => ts.iter().any(|t| t == "array"),
+        _ => false,
+    } || obj.contains_key("prefixItems");
+    if let Some(Value::Array(elements)) = obj.remove("prefixItems") {
+        let mut kinds: Vec<Value> = Vec::new();
+        let rest = obj.remove("items");
+        for element in elements
+            .into_iter()
+            .chain(rest.filter(|r| r != &json!(false)))
+        {
+            let element = if element == json!(true) {
+                json!({})
+            } else {
+                element
+            };
+            if !kinds.contains(&element) {
+                kinds.push(element);
+            }
+        }
+        let items = match kinds.len() {
+            0 => json!({}),
+            1 => kinds.remove(0),
+            _ => json!({"anyOf": kinds}),
+        };
+        obj.insert("items".into(), items);
+    }
+    if is_array {
+        match obj.get("items") {
+            None | Some(Value::Bool(true)) => {
+                obj.insert("items".into(), json!({}));
+            }
+            Some(_) => {}
+        }
+    }
+}
+
+/// `true` properties (`serde_json::Value`) as `{}`: the same meaning, and a schema object
+/// where clients expect one.
+fn true_properties(obj: &mut Map<String, Value>) {
+    if let Some(Value::Object(props)) = obj.get_mut("properties") {
+        for prop in props.values_mut() {
+            if *prop == json!(true) {
+                *prop = json!({});
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema_profile::{SchemaProfile, shape};
+
+    #[allow(clippy::needless_pass_by_value)] // test cases read best as `json!` literals
+    fn portable(role: Role, schema: Value) -> Shaped {
+        shape(SchemaProfile::Portable, role, schema.as_object().unwrap())
+    }
+
+    #[test]
+    fn formats_become_ranges() {
+        let s = portable(
+            Role::Input,
+            json!({"type": "object", "properties": {
+                "a": {"type": "integer", "format": "uint8", "minimum": 0, "maximum": 255},
+                "b": {"type": "integer", "format": "int32"},
+                "c": {"type": "integer", "format": "uint64", "minimum": 1},
+                "d": {"type": "number", "format": "double"},
+                "e": {"type": "string", "format": "date-time"},
+                "f": {"type": "string", "format": "uri"},
+                "g": {"type": "integer", "format": "int64"},
+                "h": {"type": "integer", "format": "int128"}
+            }}),
+        );
+        assert_eq!(
+            Value::Object(s.schema),
+            json!({"type": "object", "properties": {
+                "a": {"type": "integer", "minimum": 0, "maximum": 255},
+                "b": {"type": "integer", "minimum": -2147483648i64, "maximum": 2147483647},
+                "c": {"type": "integer", "minimum": 1, "maximum": u64::MAX},
+                "d": {"type": "number"},
+                "e": {"type": "string", "format": "date-time"},
+                "f": {"type": "string"},
+                "g": {"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX},
+                "h": {"type": "integer"}
+            }})
+        );
+    }
+
+    #[test]
+    fn arrays_get_items() {
+        let s = portable(
+            Role::Input,
+            json!({"type": "object", "properties": {
+                "any": {"type": "array"},
+                "t": {"type": "array", "items": true},
+                "pair": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}], "minItems": 2, "maxItems": 2},
+                "same": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "string"}]},
+                "v": true
+            }}),
+        );
+        assert_eq!(
+            Value::Object(s.schema),
+            json!({"type": "object", "properties": {
+                "any": {"type": "array", "items": {}},
+                "t": {"type": "array", "items": {}},
+                "pair": {"type": "array", "minItems": 2, "maxItems": 2,
+                         "items": {"anyOf": [{"type": "string"}, {"type": "integer"}]}},
+                "same": {"type": "array", "items": {"type": "string"}},
+                "v": {}
+            }})
+        );
+    }
+
+    #[test]
+    fn dialects() {
+        let s = portable(
+            Role::Input,
+            json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object"}),
+        );
+        assert_eq!(Value::Object(s.schema), json!({"type": "object"}));
+        let s = portable(
+            Role::Input,
+            json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"}),
+        );
+        assert_eq!(s.violations[0].rule(), SchemaRule::Dialect);
+        assert_eq!(s.violations[0].pointer(), "/inputSchema/$schema");
+    }
+
+    #[test]
+    fn roots() {
+        let s = portable(
+            Role::Input,
+            json!({"type": "object", "anyOf": [{"required": ["a"]}], "if": {}, "then": {}}),
+        );
+        assert_eq!(s.violations.len(), 1);
+        assert_eq!(s.violations[0].rule(), SchemaRule::RootCombinator);
+        assert!(
+            s.violations[0].message().contains("`anyOf`, `if`, `then`"),
+            "{}",
+            s.violations[0]
+        );
+
+        for (output, wrap) in [
+            (json!({"type": "object", "properties": {}}), false),
+            (json!({"type": "array", "items": {"type": "integer"}}), true),
+            (
+                json!({"oneOf": [{"type": "object"}, {"type": "string"}]}),
+                true,
+            ),
+            (
+                json!({"type": "object", "anyOf": [{"type": "object"}]}),
+                true,
+            ),
+            (
+                json!({"$ref": "#/$defs/O", "$defs": {"O": {"type": "object"}}}),
+                false,
+            ),
+        ] {
+            let s = portable(Role::Output, output.clone());
+            assert_eq!(s.wrap, wrap, "{output}");
+            assert!(s.violations.is_empty());
+        }
+    }
+}
