@@ -190,7 +190,7 @@ async fn everywhere(server: &Server, message: &Value) -> Vec<(&'static str, Valu
 async fn auth(mut req: axum::extract::Request) -> axum::extract::Request {
     if let Some(user) = req.headers().get("x-user").and_then(|v| v.to_str().ok()) {
         let user = user.to_owned();
-        req.extensions_mut().insert(Principal(user));
+        req.extensions_mut().insert(Principal::new(user));
     }
     req
 }
@@ -213,7 +213,7 @@ async fn start_authenticated(server: Server) -> Running {
 /// Refuses `guarded` to anyone but the `admin` principal.
 fn admin_check(call: Call, next: Next) -> BoxFuture<Result<CallOutput, BoxError>> {
     Box::pin(async move {
-        let admin = call.principal().is_some_and(|p| p.0 == "admin");
+        let admin = call.principal().is_some_and(|p| p.subject() == "admin");
         if call.name() == "guarded" && !admin {
             return Err(
                 ErrorObject::new(-31403, "Forbidden: `guarded` is for the admin")

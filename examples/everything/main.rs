@@ -11,6 +11,14 @@
 //!     --trust-proxy 127.0.0.1 --allow-origin https://app.example.com
 //! ```
 //!
+//! With an authorization server, every HTTP request needs its bearer token, and `whoami`
+//! needs the scope `profile:read`:
+//!
+//! ```text
+//! everything http --auth-issuer https://auth.example.com \
+//!     --auth-audience http://127.0.0.1:8080/mcp
+//! ```
+//!
 //! The deployment options are those of every server's [`Server::run`] command line.
 
 use std::time::Duration;
@@ -37,6 +45,37 @@ fn object(v: Value) -> JsonObject {
     match v {
         Value::Object(o) => o,
         _ => JsonObject::new(),
+    }
+}
+
+// --- Authorization -------------------------------------------------------------------------
+
+/// Who is calling: the token's subject, client and scopes.
+#[derive(Serialize, JsonSchema)]
+struct Caller {
+    /// The subject (`sub`), or `anonymous` when the server runs without authorization.
+    subject: String,
+    /// The OAuth client the token was issued to.
+    client_id: Option<String>,
+    /// The scopes the token grants.
+    scopes: Vec<String>,
+}
+
+/// Says who the caller is. Needs the scope `profile:read` when the server runs with
+/// `--auth-issuer` and `--auth-audience`.
+#[tool(scopes = ["profile:read"], read_only = true)]
+fn whoami(cx: Context) -> Caller {
+    match cx.principal() {
+        Some(p) => Caller {
+            subject: p.subject().to_owned(),
+            client_id: p.client_id().map(str::to_owned),
+            scopes: p.scopes().iter().map(str::to_owned).collect(),
+        },
+        None => Caller {
+            subject: "anonymous".to_owned(),
+            client_id: None,
+            scopes: Vec::new(),
+        },
     }
 }
 

@@ -29,6 +29,8 @@ mod registry;
 mod runtime;
 
 mod admission;
+#[cfg(feature = "auth")]
+pub mod auth;
 mod cache;
 mod completion;
 mod error;
@@ -39,6 +41,7 @@ mod inflight;
 mod location;
 mod mrtr;
 mod peer;
+mod principal;
 mod schema;
 mod schema_profile;
 mod template;
@@ -58,7 +61,8 @@ pub use mrtr::StateKey;
 pub use outcome::{
     Blob, IntoPromptResult, IntoResourceContents, IntoToolResult, Json, StructuredOutput,
 };
-pub use peer::{Principal, Transport};
+pub use peer::Transport;
+pub use principal::{Principal, ScopePolicy, ScopeRules, Scopes};
 pub use protocol::{
     CacheScope, CallToolResult, Completion, Content, ErrorObject, GetPromptResult, Icon,
     LoggingLevel, PromptMessage, ProtocolVersion, ResourceContents, Role, ToolAnnotations,
@@ -89,6 +93,7 @@ pub mod __private {
         ViaResultContent, ViaResultStructured, ViaStructured, decode_arguments,
         decode_prompt_arguments, decode_variables,
     };
+    pub use crate::principal::ScopePolicy;
     pub use crate::protocol::{CacheScope, Icon, ToolAnnotations};
     pub use crate::registry::definition::{PromptDefinition, ResourceDefinition, ToolDefinition};
     pub use crate::registry::handler::{

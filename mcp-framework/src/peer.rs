@@ -1,7 +1,7 @@
 //! What a transport knows of the peer behind one request and hands down with it: which
 //! [`Transport`] it is, the [`Sink`] back to it (request-scoped messages), the
 //! [`StreamCloser`] of legacy HTTP polling and, over HTTP, the request's headers and
-//! authenticated [`Principal`].
+//! authenticated [`Principal`](crate::Principal).
 
 use std::fmt;
 use std::net::IpAddr;
@@ -10,6 +10,8 @@ use std::sync::Arc;
 use bytes::Bytes;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
+
+use crate::principal::Principal;
 
 /// The transport a request arrived on (see [`Context::transport`](crate::Context::transport)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -89,12 +91,6 @@ impl fmt::Debug for StreamCloser {
         f.write_str("StreamCloser")
     }
 }
-
-/// The authenticated principal of an HTTP request. An authentication layer inserts it
-/// into the request's extensions; handlers read it with
-/// [`Context::principal`](crate::Context::principal), and sealed MRTR state is bound to it.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Principal(pub String);
 
 /// HTTP-specific request parts.
 #[derive(Debug, Clone, Default)]

@@ -44,6 +44,10 @@ pub(crate) struct Common {
     pub(crate) meta: Option<String>,
     /// `layer = …`: expressions building middleware layers, the first one outermost.
     pub(crate) layers: Vec<Expr>,
+    /// `scopes = […]`: the scopes a caller's token must grant.
+    pub(crate) scopes: Vec<String>,
+    /// `hidden`: callers without the scopes do not see the item.
+    pub(crate) hidden: bool,
     /// Submit to `inventory` for automatic collection.
     pub(crate) register: bool,
     /// The path of the `mcp_framework` crate (`crate = …`).

@@ -19,7 +19,8 @@ use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 use crate::mrtr::Round;
-use crate::peer::{HttpParts, Principal, Sink, StreamCloser, Transport};
+use crate::peer::{HttpParts, Sink, StreamCloser, Transport};
+use crate::principal::Principal;
 use crate::protocol::jsonrpc::notification_message;
 use crate::protocol::{
     ClientCapabilities, ErrorObject, Implementation, LoggingLevel,

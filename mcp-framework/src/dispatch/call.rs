@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use super::access;
 use super::carrier::Carrier;
 use super::era::Era;
 use super::item::{check_prompt_arguments, invalid_tool_arguments, resource_request};
@@ -15,9 +16,11 @@ use super::run::{Invocation, as_handler, execute, prepare, read};
 use super::views::{CallView, GetPromptView, ReadView, check_uri, parse};
 use crate::middleware::{self, Call, CallOutput, Item, Method};
 use crate::outcome::{coerce_strings, error_result};
+use crate::principal::{Access, Requirement};
 use crate::protocol::jsonrpc::Request;
 use crate::protocol::{
-    CallToolResult, ErrorObject, GetPromptResult, ProtocolVersion, ResourceContents, codes,
+    CacheScope, CallToolResult, ErrorObject, GetPromptResult, ProtocolVersion, ResourceContents,
+    codes,
 };
 use crate::registry::entry::{ResourceEntry, TemplateEntry, ToolEntry};
 use crate::render;
@@ -36,13 +39,21 @@ pub(super) async fn call_tool(
         Err(e) => return Reply::bad(e),
     };
     let catalog = server.catalog.load();
+    let unknown = |name: &str| {
+        Reply::error(
+            ErrorObject::invalid_params(format!("Unknown tool: {name}"))
+                .with_data(serde_json::json!({"name": name})),
+        )
+    };
     let Some(entry) = catalog.tool(&view.name).cloned() else {
-        return Reply::error(
-            ErrorObject::invalid_params(format!("Unknown tool: {}", view.name))
-                .with_data(serde_json::json!({"name": view.name})),
-        );
+        return unknown(&view.name);
     };
     drop(catalog);
+    match access::check(server, &carrier, &entry.requirement) {
+        Access::Granted => {}
+        Access::Hidden => return unknown(&view.name),
+        Access::Challenge(scopes) => return access::insufficient_scope(scopes),
+    }
     let version = era.version;
     let arguments = view.arguments.unwrap_or_else(|| Value::Object(Map::new()));
     #[cfg(feature = "http")]
@@ -150,13 +161,20 @@ pub(super) async fn get_prompt(
         Err(e) => return Reply::bad(e),
     };
     let catalog = server.catalog.load();
+    let unknown = |name: &str| {
+        Reply::error(ErrorObject::invalid_params(format!(
+            "Unknown prompt: {name}"
+        )))
+    };
     let Some(entry) = catalog.prompt(&view.name).cloned() else {
-        return Reply::error(ErrorObject::invalid_params(format!(
-            "Unknown prompt: {}",
-            view.name
-        )));
+        return unknown(&view.name);
     };
     drop(catalog);
+    match access::check(server, &carrier, &entry.requirement) {
+        Access::Granted => {}
+        Access::Hidden => return unknown(&view.name),
+        Access::Challenge(scopes) => return access::insufficient_scope(scopes),
+    }
     let version = era.version;
     let raw_args = view.arguments.unwrap_or_default();
     let arguments = Value::Object(coerce_strings(&entry.arguments_schema, stringify(raw_args)));
@@ -237,11 +255,17 @@ pub(super) async fn read_resource(
     }
     let version = era.version;
     let catalog = server.catalog.load();
-    let found = if let Some(entry) = catalog.resource(&view.uri) {
+    // A resource hidden from the caller is not there: a template may still match.
+    let visible = |r: &Requirement| access::visible(server, &carrier, r);
+    let found = if let Some(entry) = catalog
+        .resource(&view.uri)
+        .filter(|e| visible(&e.requirement))
+    {
         Found::Fixed(entry.clone())
     } else if let Some((entry, vars)) = catalog
         .templates
         .iter()
+        .filter(|t| visible(&t.requirement))
         .find_map(|t| t.matcher.match_uri(&view.uri).map(|vars| (t, vars)))
     {
         let variables = coerce_strings(&entry.variables_schema, vars);
@@ -250,11 +274,18 @@ pub(super) async fn read_resource(
         return resource_not_found(version, &view.uri);
     };
     drop(catalog);
-    let (cache, layers) = match &found {
-        Found::Fixed(e) => (e.cache, &e.layers),
-        Found::Template(e, _) => (e.cache, &e.layers),
+    let (cache, layers, requirement) = match &found {
+        Found::Fixed(e) => (e.cache, &e.layers, &e.requirement),
+        Found::Template(e, _) => (e.cache, &e.layers, &e.requirement),
     };
-    let cache = cache.apply(server.config.cache.read);
+    if let Access::Challenge(scopes) = access::check(server, &carrier, requirement) {
+        return access::insufficient_scope(scopes);
+    }
+    let mut cache = cache.apply(server.config.cache.read);
+    if !requirement.is_open() {
+        // Contents not everyone may read are not for shared caches.
+        cache.scope = CacheScope::Private;
+    }
     let layered = server.middleware.is_some() || layers.is_some();
     let arguments = Value::String(view.uri.clone());
     let invocation = Invocation {

@@ -7,6 +7,7 @@ use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
 use crate::peer::{HttpParts, PeerId, Sink, StreamCloser, Transport};
+use crate::principal::Principal;
 use crate::protocol::meta::RequestMeta;
 use crate::session::legacy::LegacySession;
 
@@ -28,6 +29,11 @@ pub(crate) struct Carrier {
 }
 
 impl Carrier {
+    /// The request's authenticated principal (HTTP only).
+    pub(crate) fn principal(&self) -> Option<&Principal> {
+        self.http.as_ref().and_then(|h| h.principal.as_ref())
+    }
+
     /// The transport that made this carrier: HTTP hands down its request parts, stdio
     /// framing its connection as the peer, `handle_message` neither.
     pub(crate) fn transport(&self) -> Transport {

@@ -6,6 +6,7 @@
 //! Imports: what a request uses (context, sessions, subscriptions), rendering, the runtime
 //! and the leaves; never the facade or a transport.
 
+mod access;
 mod call;
 mod carrier;
 mod complete;

@@ -33,6 +33,9 @@ pub(crate) enum Failure {
     Busy,
     /// A limit of what the server holds in all was reached; retry later (HTTP 503).
     Unavailable,
+    /// The caller's token lacks the scopes the item needs (HTTP 403 with a challenge for
+    /// the scopes of the error's `data.requiredScopes`).
+    Forbidden,
 }
 
 impl Reply {

@@ -80,7 +80,7 @@ pub(super) fn prepare<'a>(
                 .http
                 .as_ref()
                 .and_then(|h| h.principal.as_ref())
-                .map(|p| p.0.clone()),
+                .map(|p| p.subject().to_owned()),
         };
         let opened = match call.request_state {
             Some(token) => Some(server.sealer.open(&token, &binding)?),

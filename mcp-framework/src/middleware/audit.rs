@@ -62,7 +62,7 @@ where
         let mut record = Record {
             method: call.method(),
             name: call.name().to_owned(),
-            principal: call.principal().map(|p| p.0.clone()),
+            principal: call.principal().map(|p| p.subject().to_owned()),
             request_id: call.request_id().to_string(),
             start: Instant::now(),
             done: false,

@@ -11,7 +11,8 @@ use tower::util::BoxCloneSyncService;
 
 use crate::context::Context;
 use crate::future::BoxFuture;
-use crate::peer::{Principal, Transport};
+use crate::peer::Transport;
+use crate::principal::Principal;
 use crate::protocol::{
     CallToolResult, GetPromptResult, ProtocolVersion, RequestId, ResourceContents,
 };

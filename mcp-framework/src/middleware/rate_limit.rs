@@ -14,7 +14,7 @@ use tower::{Layer, Service};
 
 use super::call::{Call, CallOutput};
 use super::error::RateLimited;
-use crate::peer::Principal;
+use crate::principal::Principal;
 use tower::BoxError;
 
 /// How often (in checks) keys whose budget is full again are forgotten.
@@ -126,7 +126,7 @@ mod tests {
     #[test]
     fn budgets_are_per_principal() {
         let layer = RateLimitLayer::per_principal(2, Duration::from_secs(60));
-        let (alice, bob) = (Principal("alice".into()), Principal("bob".into()));
+        let (alice, bob) = (Principal::new("alice"), Principal::new("bob"));
         let l = &layer.limiter;
         assert!(l.check(Some(&alice)).is_ok());
         assert!(l.check(Some(&alice)).is_ok());

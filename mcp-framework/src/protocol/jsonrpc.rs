@@ -118,6 +118,10 @@ pub mod codes {
     pub const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
     /// Resource not found, as legacy revisions (2025-11-25 and earlier) report it.
     pub const LEGACY_RESOURCE_NOT_FOUND: i32 = -32002;
+    /// The caller's token lacks the scopes the item needs (this framework's code: the
+    /// specification answers with HTTP `403` and `WWW-Authenticate`, which HTTP sends
+    /// around this error; `data.requiredScopes` lists the scopes).
+    pub const INSUFFICIENT_SCOPE: i32 = -32003;
 }
 
 /// A JSON-RPC error object: `{code, message, data?}`.

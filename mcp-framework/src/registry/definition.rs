@@ -14,6 +14,7 @@ use tower::{Layer, Service};
 
 use crate::location::Location;
 use crate::middleware::{BoxError, Call, CallOutput, CallService, Layers};
+use crate::principal::Requirement;
 use crate::protocol::{CacheScope, Icon, JsonObject, ToolAnnotations};
 use crate::schema_profile::{SchemaProfile, SchemaRule};
 
@@ -58,6 +59,33 @@ macro_rules! shared_builders {
             self
         }
 
+        /// Requires callers' tokens to grant these scopes (all of them; a broader scope
+        /// implies narrower ones, see [`ScopeRules`](crate::ScopeRules)). Checked when a
+        /// request carries a [`Principal`](crate::Principal): over HTTP with authorization
+        /// configured, every request does. `#[tool(scopes = […])]` (and `#[prompt]`,
+        /// `#[resource]`) calls it; `build()` refuses a scope that is not an RFC 6749 scope
+        /// token.
+        #[must_use]
+        pub fn scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+            let mut all: Vec<Arc<str>> = self.requirement.scopes.to_vec();
+            for scope in scopes {
+                let scope: Arc<str> = scope.into().into();
+                if !all.contains(&scope) {
+                    all.push(scope);
+                }
+            }
+            self.requirement.scopes = all.into();
+            self
+        }
+
+        /// What callers without the [`scopes`](Self::scopes) see of this item, instead of
+        /// the server's [`ScopePolicy`](crate::ScopePolicy).
+        #[must_use]
+        pub fn scope_policy(mut self, policy: crate::ScopePolicy) -> Self {
+            self.requirement.policy = Some(policy);
+            self
+        }
+
         /// Adds a [middleware](crate::middleware) layer around this item's calls, inside the
         /// server-wide layers and inside the item's layers added before (the first one added
         /// is the outermost). `#[tool(layer = …)]` (and `#[prompt]`, `#[resource]`) calls it.
@@ -87,6 +115,7 @@ pub struct ToolDefinition {
     pub(crate) icons: Vec<Icon>,
     pub(crate) meta: Option<Cow<'static, str>>,
     pub(crate) layers: Layers,
+    pub(crate) requirement: Requirement,
     /// `None`: the server's profile.
     pub(crate) schema_profile: Option<SchemaProfile>,
     /// Rules of the profile this tool breaks knowingly.
@@ -110,6 +139,7 @@ impl ToolDefinition {
             icons: Vec::new(),
             meta: None,
             layers: Layers::default(),
+            requirement: Requirement::default(),
             schema_profile: None,
             allowed: Vec::new(),
             location: Location::RUNTIME,
@@ -160,6 +190,7 @@ pub struct PromptDefinition {
     pub(crate) meta: Option<Cow<'static, str>>,
     pub(crate) completers: BTreeMap<String, Arc<dyn ErasedCompleter>>,
     pub(crate) layers: Layers,
+    pub(crate) requirement: Requirement,
     pub(crate) location: Location,
 }
 
@@ -187,6 +218,7 @@ impl PromptDefinition {
             meta: None,
             completers: BTreeMap::new(),
             layers: Layers::default(),
+            requirement: Requirement::default(),
             location: Location::RUNTIME,
         }
     }
@@ -226,6 +258,7 @@ pub struct ResourceDefinition {
     pub(crate) cache: CacheOverride,
     pub(crate) completers: BTreeMap<String, Arc<dyn ErasedCompleter>>,
     pub(crate) layers: Layers,
+    pub(crate) requirement: Requirement,
     pub(crate) location: Location,
 }
 
@@ -271,6 +304,7 @@ impl ResourceDefinition {
             cache: CacheOverride::default(),
             completers: BTreeMap::new(),
             layers: Layers::default(),
+            requirement: Requirement::default(),
             location: Location::RUNTIME,
         }
     }

@@ -19,6 +19,7 @@ use crate::error::Error;
 use crate::headers::HeaderParam;
 use crate::location::Location;
 use crate::middleware::{CallService, Run};
+use crate::principal::Requirement;
 use crate::protocol::{
     CallToolResult, JsonObject, Prompt, PromptArgument, Resource, ResourceTemplate, Tool,
 };
@@ -52,6 +53,8 @@ pub(crate) struct ToolEntry {
     pub(crate) call: ToolFn,
     /// The tool's own middleware stack.
     pub(crate) layers: Option<CallService>,
+    /// The scopes a caller needs.
+    pub(crate) requirement: Requirement,
     pub(crate) location: Location,
 }
 
@@ -114,6 +117,7 @@ impl ToolEntry {
                 "tool names may contain only ASCII letters, digits, `_`, `-` and `.`, not {bad:?}"
             )));
         }
+        check_scopes(&def.requirement).map_err(err)?;
         let validator = Validator::compile(&def.input_schema)
             .map_err(|e| err(format!("the input schema does not compile: {e}")))?;
         let headers = crate::headers::collect_header_params(&def.input_schema).map_err(err)?;
@@ -179,6 +183,7 @@ impl ToolEntry {
             headers,
             call,
             layers: def.layers.build(Run),
+            requirement: def.requirement,
             location: def.location,
         })
     }
@@ -209,6 +214,8 @@ pub(crate) struct PromptEntry {
     pub(crate) get: PromptFn,
     /// The prompt's own middleware stack.
     pub(crate) layers: Option<CallService>,
+    /// The scopes a caller needs.
+    pub(crate) requirement: Requirement,
     pub(crate) location: Location,
 }
 
@@ -258,6 +265,8 @@ impl PromptEntry {
             ));
         }
         let meta = parse_meta(kind, &def.name, def.location, def.meta.as_deref())?;
+        check_scopes(&def.requirement)
+            .map_err(|reason| definition_error(kind, &def.name, def.location, reason))?;
         let validator = Validator::compile(&def.arguments_schema).map_err(|e| {
             definition_error(
                 kind,
@@ -301,6 +310,7 @@ impl PromptEntry {
             completers: def.completers,
             get,
             layers: def.layers.build(Run),
+            requirement: def.requirement,
             location: def.location,
         })
     }
@@ -313,6 +323,8 @@ pub(crate) struct ResourceEntry {
     pub(crate) read: ReadFn,
     /// The resource's own middleware stack.
     pub(crate) layers: Option<CallService>,
+    /// The scopes a caller needs.
+    pub(crate) requirement: Requirement,
     pub(crate) location: Location,
 }
 
@@ -335,6 +347,8 @@ pub(crate) struct TemplateEntry {
     pub(crate) read: ReadFn,
     /// The template's own middleware stack.
     pub(crate) layers: Option<CallService>,
+    /// The scopes a caller needs.
+    pub(crate) requirement: Requirement,
     pub(crate) location: Location,
 }
 
@@ -347,6 +361,20 @@ impl fmt::Debug for TemplateEntry {
     }
 }
 
+/// Every required scope is an RFC 6749 scope token.
+fn check_scopes(requirement: &Requirement) -> Result<(), String> {
+    match requirement
+        .scopes
+        .iter()
+        .find(|s| !Requirement::valid_scope(s))
+    {
+        Some(bad) => Err(format!(
+            "{bad:?} is not a scope (printable ASCII without spaces, `\"` or `\\`)"
+        )),
+        None => Ok(()),
+    }
+}
+
 enum ResourceOrTemplate {
     Resource(ResourceEntry),
     Template(TemplateEntry),
@@ -354,6 +382,8 @@ enum ResourceOrTemplate {
 
 fn build_resource(def: ResourceDefinition, read: ReadFn) -> Result<ResourceOrTemplate, Error> {
     let meta = parse_meta("resource", &def.name, def.location, def.meta.as_deref())?;
+    check_scopes(&def.requirement)
+        .map_err(|reason| definition_error("resource", &def.name, def.location, reason))?;
     let icons = (!def.icons.is_empty()).then_some(def.icons);
     match def.shape {
         ResourceShape::Static { uri } => {
@@ -380,6 +410,7 @@ fn build_resource(def: ResourceDefinition, read: ReadFn) -> Result<ResourceOrTem
                 cache: def.cache,
                 read,
                 layers: def.layers.build(Run),
+                requirement: def.requirement,
                 location: def.location,
             }))
         }
@@ -424,6 +455,7 @@ fn build_resource(def: ResourceDefinition, read: ReadFn) -> Result<ResourceOrTem
                 completers: def.completers,
                 read,
                 layers: def.layers.build(Run),
+                requirement: def.requirement,
                 location: def.location,
             }))
         }

@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use crate::cache::CacheConfig;
+use crate::principal::{ScopePolicy, ScopeRules};
 use crate::schema_profile::SchemaProfile;
 
 /// Limits and settings that are not part of what the server serves.
@@ -29,6 +30,10 @@ pub(crate) struct Config {
     pub(crate) max_concurrent_requests: usize,
     /// `subscriptions/listen` limits.
     pub(crate) listen: ListenConfig,
+    /// Which granted scopes imply which.
+    pub(crate) scope_rules: ScopeRules,
+    /// What callers without an item's scopes see of it, unless the item chooses.
+    pub(crate) scope_policy: ScopePolicy,
     #[cfg(feature = "http")]
     pub(crate) http: HttpConfig,
 }
@@ -46,6 +51,8 @@ impl Default for Config {
             max_uri_bytes: 16 * 1024,
             max_concurrent_requests: 1024,
             listen: ListenConfig::default(),
+            scope_rules: ScopeRules::default(),
+            scope_policy: ScopePolicy::default(),
             #[cfg(feature = "http")]
             http: HttpConfig::default(),
         }
@@ -140,6 +147,9 @@ pub struct HttpConfig {
     /// `None`: derived from the open-file limit when serving starts.
     pub(crate) max_connections: Option<usize>,
     pub(crate) max_buffered_body_bytes: usize,
+    /// Bearer tokens on every request (feature `auth`).
+    #[cfg(feature = "auth")]
+    pub(crate) authorization: Option<std::sync::Arc<crate::auth::Authorization>>,
 }
 
 #[cfg(feature = "http")]
@@ -162,6 +172,8 @@ impl Default for HttpConfig {
             connection_idle_timeout: Duration::from_secs(75),
             max_connections: None,
             max_buffered_body_bytes: 32 * 1024 * 1024,
+            #[cfg(feature = "auth")]
+            authorization: None,
         }
     }
 }

@@ -16,6 +16,7 @@ use crate::error::Error;
 use crate::events::{EventBus, LocalBus};
 use crate::middleware::{BoxError, Call, CallOutput, CallService, Layers, Route};
 use crate::mrtr::{Sealer, StateKey};
+use crate::principal::{ScopePolicy, ScopeRules};
 use crate::protocol::{
     Icon, Implementation, JsonObject, ListChangedCapability, ResourcesCapability,
     ServerCapabilities, keys,
@@ -186,6 +187,30 @@ impl ServerBuilder {
     /// `isError` result in release builds).
     pub fn output_validation(mut self, validation: OutputValidation) -> Self {
         self.config.output_validation = validation;
+        self
+    }
+
+    /// Which scopes imply which, beyond the built-in rule that a scope implies the scopes
+    /// it prefixes up to a `:` (see [`ScopeRules`]).
+    pub fn scope_rules(mut self, rules: ScopeRules) -> Self {
+        self.config.scope_rules = rules;
+        self
+    }
+
+    /// What callers whose token lacks an item's scopes see of it (default
+    /// [`ScopePolicy::Challenge`]); an item can choose its own
+    /// (`#[tool(scopes = […], hidden)]`, `ToolDefinition::scope_policy`).
+    pub fn scope_policy(mut self, policy: ScopePolicy) -> Self {
+        self.config.scope_policy = policy;
+        self
+    }
+
+    /// Requires a bearer token on every HTTP request, checked as `authorization` says (the
+    /// server as an OAuth 2.1 resource server; see [`auth`](crate::auth)). Stdio is not
+    /// affected. `run()` sets it from `--auth-issuer` and `--auth-audience` too.
+    #[cfg(feature = "auth")]
+    pub fn authorization(mut self, authorization: crate::auth::Authorization) -> Self {
+        self.config.http.authorization = Some(Arc::new(authorization));
         self
     }
 

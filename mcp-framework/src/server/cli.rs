@@ -31,25 +31,122 @@ pub(crate) enum Access {
     Origin(String),
     /// `--trust-proxy`.
     Proxy(String),
+    /// `--auth-issuer` (or `MCP_AUTH_ISSUER`).
+    AuthIssuer(String),
+    /// `--auth-audience` (or `MCP_AUTH_AUDIENCE`).
+    AuthAudience(String),
+    /// `--auth-required-scopes` (or `MCP_AUTH_REQUIRED_SCOPES`), comma- or space-separated.
+    AuthScopes(String),
 }
+
+/// The authorization the `--auth-*` options (or their variables) ask for: `None` without
+/// an issuer; an error when one of issuer and audience is missing or a value is bad.
+#[cfg(feature = "http")]
+fn authorization(access: &[Access]) -> Result<Option<AuthOptions>, String> {
+    let pick = |f: fn(&Access) -> Option<&String>, var: &str| {
+        access
+            .iter()
+            .rev()
+            .find_map(f)
+            .cloned()
+            .or_else(|| std::env::var(var).ok().filter(|v| !v.is_empty()))
+    };
+    let issuer = pick(
+        |a| match a {
+            Access::AuthIssuer(v) => Some(v),
+            _ => None,
+        },
+        "MCP_AUTH_ISSUER",
+    );
+    let audience = pick(
+        |a| match a {
+            Access::AuthAudience(v) => Some(v),
+            _ => None,
+        },
+        "MCP_AUTH_AUDIENCE",
+    );
+    let scopes = pick(
+        |a| match a {
+            Access::AuthScopes(v) => Some(v),
+            _ => None,
+        },
+        "MCP_AUTH_REQUIRED_SCOPES",
+    );
+    match (issuer, audience) {
+        (None, None) if scopes.is_none() => Ok(None),
+        (Some(issuer), Some(audience)) => Ok(Some(AuthOptions {
+            issuer,
+            audience,
+            scopes: scopes
+                .unwrap_or_default()
+                .split([',', ' '])
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect(),
+        })),
+        _ => Err(
+            "authorization needs both `--auth-issuer` and `--auth-audience` (or MCP_AUTH_ISSUER \
+             and MCP_AUTH_AUDIENCE)"
+                .to_owned(),
+        ),
+    }
+}
+
+/// What `--auth-*` asked for.
+#[cfg(feature = "http")]
+struct AuthOptions {
+    issuer: String,
+    audience: String,
+    scopes: Vec<String>,
+}
+
+#[cfg(feature = "http")]
+impl AuthOptions {
+    /// Puts the authorization into `config`.
+    #[cfg(feature = "auth")]
+    fn install(self, config: &mut HttpConfig) -> Result<(), String> {
+        let auth = crate::auth::Authorization::jwt(self.issuer, &self.audience)
+            .and_then(|a| a.required_scopes(self.scopes))
+            .map_err(|e| e.to_string())?;
+        config.authorization = Some(std::sync::Arc::new(auth));
+        Ok(())
+    }
+
+    /// Without the `auth` feature there is nothing to put.
+    #[cfg(not(feature = "auth"))]
+    fn install(self, _: &mut HttpConfig) -> Result<(), String> {
+        let _ = (self.issuer, self.audience, self.scopes);
+        Err("`--auth-*` needs mcp-framework's `auth` feature".to_owned())
+    }
+}
+
 
 /// `config` with the options of the command line added.
 #[cfg(feature = "http")]
-pub(crate) fn with_access(mut config: HttpConfig, access: &[Access]) -> HttpConfig {
+pub(crate) fn with_access(mut config: HttpConfig, access: &[Access]) -> Result<HttpConfig, Error> {
     for a in access {
         config = match a {
             Access::Host(h) => config.allow_host(h.clone()),
             Access::Origin(o) => config.allow_origin(o.clone()),
             Access::Proxy(p) => config.trust_proxy(p.clone()),
+            Access::AuthIssuer(_) | Access::AuthAudience(_) | Access::AuthScopes(_) => config,
         };
     }
-    config
+    if let Some(options) =
+        authorization(access).map_err(|e| Error::Usage(format!("{e}\n{USAGE}")))?
+    {
+        options
+            .install(&mut config)
+            .map_err(|e| Error::Usage(format!("{e}\n{USAGE}")))?;
+    }
+    Ok(config)
 }
 
 const USAGE: &str = "\
 usage: <server> [stdio]
        <server> http [--bind ADDR:PORT] [--path /mcp] [--allow-host HOST]...
                      [--allow-origin ORIGIN]... [--trust-proxy ADDR|CIDR]...
+                     [--auth-issuer URL --auth-audience URI [--auth-required-scopes A,B]]
 
   stdio   serve newline-delimited JSON-RPC on stdin/stdout (the default)
   http    serve Streamable HTTP (default --bind 127.0.0.1:8080, --path /mcp)
@@ -61,6 +158,13 @@ usage: <server> [stdio]
   --trust-proxy ADDR|CIDR  believe Forwarded / X-Forwarded-Host / X-Forwarded-Proto from
                            this reverse proxy (127.0.0.1, 10.0.0.0/8)
   (each may be repeated, and adds to what the server configures in code)
+
+  --auth-issuer URL        require OAuth bearer tokens (JWTs) of this authorization server
+                           (its metadata and keys are discovered from it; MCP_AUTH_ISSUER)
+  --auth-audience URI      this server's canonical resource URI, the audience its tokens
+                           must name (https://mcp.example.com/mcp; MCP_AUTH_AUDIENCE)
+  --auth-required-scopes A,B  scopes every token must grant (MCP_AUTH_REQUIRED_SCOPES)
+                           (feature `auth`)
 
   --metrics-bind ADDR:PORT (either command; or MCP_METRICS_BIND) serve Prometheus metrics
                            at http://ADDR:PORT/metrics (feature `metrics`)";
@@ -143,12 +247,17 @@ pub(crate) fn parse(args: &[String]) -> Result<Command, Error> {
                     "--allow-host" => access.push(Access::Host(value()?.to_owned())),
                     "--allow-origin" => access.push(Access::Origin(value()?.to_owned())),
                     "--trust-proxy" => access.push(Access::Proxy(value()?.to_owned())),
+                    "--auth-issuer" => access.push(Access::AuthIssuer(value()?.to_owned())),
+                    "--auth-audience" => access.push(Access::AuthAudience(value()?.to_owned())),
+                    "--auth-required-scopes" => {
+                        access.push(Access::AuthScopes(value()?.to_owned()));
+                    }
                     other => {
                         return Err(Error::Usage(format!("unknown option `{other}`\n{USAGE}")));
                     }
                 }
             }
-            crate::transport::http::check_config(&with_access(HttpConfig::new(), &access))
+            crate::transport::http::check_config(&with_access(HttpConfig::new(), &access)?)
                 .map_err(|e| Error::Usage(format!("{e}\n{USAGE}")))?;
             Ok(Command::Http { bind, path, access })
         }

@@ -207,7 +207,7 @@ impl Server {
             }
             #[cfg(feature = "http")]
             cli::Command::Http { bind, path, access } => {
-                let config = cli::with_access(self.inner.config.http.clone(), &access);
+                let config = cli::with_access(self.inner.config.http.clone(), &access)?;
                 http::check_config(&config).map_err(|e| Error::Usage(e.to_string()))?;
                 let listener = tokio::net::TcpListener::bind(bind).await?;
                 tracing::info!(addr = %listener.local_addr()?, %path, "serving Streamable HTTP");

@@ -160,7 +160,8 @@ fn cx_param(func: &FnModel) -> TokenStream {
     }
 }
 
-/// `.title(…)`, `.description(…)`, `.icon(…)`, `.meta_json(…)`, `.layer(…)`.
+/// `.title(…)`, `.description(…)`, `.icon(…)`, `.meta_json(…)`, `.scopes(…)`,
+/// `.scope_policy(…)`, `.layer(…)`.
 fn common_builder(common: &Common) -> TokenStream {
     let mut out = TokenStream::new();
     if let Some(t) = &common.title {
@@ -174,6 +175,13 @@ fn common_builder(common: &Common) -> TokenStream {
     }
     if let Some(m) = &common.meta {
         out.extend(quote!(.meta_json(#m)));
+    }
+    if !common.scopes.is_empty() {
+        let scopes = &common.scopes;
+        out.extend(quote!(.scopes([#(#scopes),*])));
+    }
+    if common.hidden {
+        out.extend(quote!(.scope_policy(__mcp::ScopePolicy::Hide)));
     }
     for layer in &common.layers {
         // Spanned at the expression: one that is not a layer is reported there.

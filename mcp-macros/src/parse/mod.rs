@@ -19,6 +19,7 @@ use darling::ast::NestedMeta;
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 use syn::ext::IdentExt;
+use syn::spanned::Spanned as _;
 use syn::{Expr, ExprLit, FnArg, ItemFn, Lit, LitStr, Path, parse_quote};
 
 use crate::docs::Docs;
@@ -155,6 +156,42 @@ impl FromMeta for LayerExpr {
     }
 }
 
+/// `scopes = ["notes:read", …]`: string literals, each kept with its span.
+#[derive(Debug, Clone)]
+pub(crate) struct ScopeList(pub(crate) Vec<LitStr>, pub(crate) Span);
+
+impl FromMeta for ScopeList {
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        let wrong = || {
+            darling::Error::custom(
+                "`scopes` takes a list of string literals, such as `scopes = [\"notes:read\"]`",
+            )
+            .with_span(expr)
+        };
+        let Expr::Array(array) = expr else {
+            return Err(wrong());
+        };
+        let mut scopes = Vec::new();
+        for elem in &array.elems {
+            match elem {
+                Expr::Lit(ExprLit {
+                    lit: Lit::Str(s), ..
+                }) => scopes.push(s.clone()),
+                _ => return Err(wrong()),
+            }
+        }
+        Ok(Self(scopes, expr.span()))
+    }
+}
+
+/// Whether `scope` is an RFC 6749 scope token (the runtime checks the same in `build()`).
+fn valid_scope(scope: &str) -> bool {
+    !scope.is_empty()
+        && scope
+            .bytes()
+            .all(|b| matches!(b, 0x21 | 0x23..=0x5B | 0x5D..=0x7E))
+}
+
 /// The options every macro takes, before validation.
 pub(crate) struct CommonArgs {
     pub(crate) name: Option<LitStr>,
@@ -163,6 +200,8 @@ pub(crate) struct CommonArgs {
     pub(crate) icon: Vec<LitStr>,
     pub(crate) meta: Option<LitStr>,
     pub(crate) layer: Vec<LayerExpr>,
+    pub(crate) scopes: Option<ScopeList>,
+    pub(crate) hidden: darling::util::Flag,
     pub(crate) register: Option<bool>,
     pub(crate) krate: Option<Path>,
 }
@@ -208,6 +247,30 @@ fn common(
             ));
         }
     }
+    let scopes = args.scopes.map(|list| {
+        if list.0.is_empty() {
+            acc.push(syn::Error::new(
+                list.1,
+                "`scopes` lists at least one scope; leave it out for an item anyone may use",
+            ));
+        }
+        for scope in &list.0 {
+            if !valid_scope(&scope.value()) {
+                acc.push(error(
+                    scope,
+                    "a scope is printable ASCII without spaces, `\"` or `\\` (RFC 6749), \
+                     such as \"notes:read\"; list several as separate strings",
+                ));
+            }
+        }
+        list.0.iter().map(LitStr::value).collect::<Vec<_>>()
+    });
+    if args.hidden.is_present() && scopes.as_ref().is_none_or(Vec::is_empty) {
+        acc.push(syn::Error::new(
+            args.hidden.span(),
+            "`hidden` hides the item from callers without its scopes: add `scopes = [\"…\"]`",
+        ));
+    }
     let description = args
         .description
         .map(TextExpr::into_docs)
@@ -219,6 +282,8 @@ fn common(
         icons: args.icon.iter().map(LitStr::value).collect(),
         meta: args.meta.map(|m| m.value()),
         layers: args.layer.into_iter().map(|l| l.0).collect(),
+        scopes: scopes.unwrap_or_default(),
+        hidden: args.hidden.is_present(),
         register: args.register.unwrap_or(true),
         krate: args.krate.unwrap_or_else(|| parse_quote!(::mcp_framework)),
     }

@@ -5,7 +5,9 @@ use proc_macro2::TokenStream;
 use syn::{LitStr, Path};
 
 use super::params::function;
-use super::{CommonArgs, Errors, Kind, LayerExpr, TextExpr, common, parse_args, parse_item};
+use super::{
+    CommonArgs, Errors, Kind, LayerExpr, ScopeList, TextExpr, common, parse_args, parse_item,
+};
 use crate::model::PromptModel;
 
 /// The arguments of `#[prompt(…)]`.
@@ -19,6 +21,8 @@ struct PromptArgs {
     meta: Option<LitStr>,
     #[darling(multiple)]
     layer: Vec<LayerExpr>,
+    scopes: Option<ScopeList>,
+    hidden: darling::util::Flag,
     register: Option<bool>,
     #[darling(rename = "crate")]
     krate: Option<Path>,
@@ -47,6 +51,8 @@ pub(crate) fn prompt(args: TokenStream, item: TokenStream) -> syn::Result<Prompt
             icon: args.icon,
             meta: args.meta,
             layer: args.layer,
+            scopes: args.scopes,
+            hidden: args.hidden,
             register: args.register,
             krate: args.krate,
         },

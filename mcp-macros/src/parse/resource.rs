@@ -6,7 +6,9 @@ use syn::{LitStr, Path};
 
 use super::params::function;
 use super::template::template_variables;
-use super::{CommonArgs, Errors, Kind, LayerExpr, TextExpr, common, error, parse_args, parse_item};
+use super::{
+    CommonArgs, Errors, Kind, LayerExpr, ScopeList, TextExpr, common, error, parse_args, parse_item,
+};
 use crate::model::{CacheScope, ResourceKind, ResourceModel};
 
 /// The arguments of `#[resource(…)]`.
@@ -24,6 +26,8 @@ struct ResourceArgs {
     meta: Option<LitStr>,
     #[darling(multiple)]
     layer: Vec<LayerExpr>,
+    scopes: Option<ScopeList>,
+    hidden: darling::util::Flag,
     ttl_ms: Option<u64>,
     cache_scope: Option<LitStr>,
     register: Option<bool>,
@@ -161,6 +165,8 @@ pub(crate) fn resource(args: TokenStream, item: TokenStream) -> syn::Result<Reso
             icon: args.icon,
             meta: args.meta,
             layer: args.layer,
+            scopes: args.scopes,
+            hidden: args.hidden,
             register: args.register,
             krate: args.krate,
         },

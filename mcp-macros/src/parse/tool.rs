@@ -7,7 +7,9 @@ use syn::{LitStr, Path};
 
 use super::params::function;
 use super::schema::{NameSource, SchemaArgs, lint};
-use super::{CommonArgs, Errors, Kind, LayerExpr, TextExpr, common, parse_args, parse_item};
+use super::{
+    CommonArgs, Errors, Kind, LayerExpr, ScopeList, TextExpr, common, parse_args, parse_item,
+};
 use crate::model::{Annotations, ToolModel};
 
 /// The arguments of `#[tool(…)]`.
@@ -25,6 +27,8 @@ struct ToolArgs {
     meta: Option<LitStr>,
     #[darling(multiple)]
     layer: Vec<LayerExpr>,
+    scopes: Option<ScopeList>,
+    hidden: darling::util::Flag,
     register: Option<bool>,
     schema: Option<LitStr>,
     allow: Option<PathList>,
@@ -71,6 +75,8 @@ pub(crate) fn tool(args: TokenStream, item: TokenStream) -> syn::Result<ToolMode
             icon: args.icon,
             meta: args.meta,
             layer: args.layer,
+            scopes: args.scopes,
+            hidden: args.hidden,
             register: args.register,
             krate: args.krate,
         },

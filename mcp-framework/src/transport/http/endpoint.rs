@@ -20,6 +20,9 @@ pub(super) struct Endpoint {
     /// The bytes every body being received may buffer together.
     pub(super) budget: Arc<BodyBudget>,
     pub(super) guard: Guard,
+    /// Bearer tokens on every request.
+    #[cfg(feature = "auth")]
+    pub(super) auth: Option<Arc<crate::auth::Authorization>>,
 }
 
 /// The session a request names with `Mcp-Session-Id`: `None` without the header, `Err`

@@ -13,8 +13,10 @@
 //! timers.
 
 mod accept;
+mod auth;
 mod body;
 mod budget;
+mod challenge;
 mod checks;
 mod connection;
 mod cors;
@@ -76,18 +78,36 @@ pub(crate) fn router(
 ) -> Router {
     let guard = Guard::new(config, bound).expect("HttpConfig is checked before it is served");
     let cors = cors::layer(config, &guard.origins);
+    #[cfg(feature = "auth")]
+    let authorization = config.authorization.clone();
     let endpoint = Arc::new(Endpoint {
         server,
         sessions,
         budget,
         guard,
+        #[cfg(feature = "auth")]
+        auth: authorization.clone(),
     });
     let route = axum::routing::any(handle);
     let route = match cors {
         Some(cors) => route.layer(cors),
         None => route,
     };
-    Router::new().route(path, route).with_state(endpoint)
+    #[allow(unused_mut)]
+    let mut router = Router::new().route(path, route);
+    #[cfg(feature = "auth")]
+    if let Some(auth) = authorization {
+        for at in auth.metadata_paths() {
+            if at != path {
+                let auth = auth.clone();
+                router = router.route(
+                    &at,
+                    axum::routing::get(move || std::future::ready(auth::metadata(&auth))),
+                );
+            }
+        }
+    }
+    router.with_state(endpoint)
 }
 
 /// Serves the endpoint on a bound listener until the server shuts down and the connections
@@ -109,9 +129,18 @@ pub(crate) async fn serve(
 }
 
 async fn handle(State(ep): State<Arc<Endpoint>>, request: Request) -> Response {
-    let (parts, body) = request.into_parts();
+    #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
+    let (mut parts, body) = request.into_parts();
     if let Err(rejected) = ep.guard.check(&parts) {
         return rejected.into_response();
+    }
+    // Before the body is read: a client without a valid token holds nothing.
+    #[cfg(feature = "auth")]
+    if let Some(authorization) = &ep.auth
+        && let Err(refused) =
+            auth::authenticate(authorization, &ep.server.config.scope_rules, &mut parts).await
+    {
+        return refused;
     }
     match parts.method {
         Method::POST => post(ep, parts, body).await,

@@ -17,6 +17,7 @@ use futures_util::stream;
 use tokio::sync::mpsc;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
+use super::auth;
 use super::checks::media::Answer;
 use super::endpoint::Endpoint;
 use super::proxy::peer_addr;
@@ -24,7 +25,8 @@ use super::response::{error_response, failure_response, message_response};
 use super::sessions::HttpSession;
 use super::{checks, legacy, listen, sse};
 use crate::dispatch::{Carrier, Failure, Reply, dispatch};
-use crate::peer::{HttpParts, PeerId, Principal, Sink};
+use crate::peer::{HttpParts, PeerId, Sink};
+use crate::principal::Principal;
 use crate::protocol::jsonrpc::Request;
 use crate::protocol::meta::{RequestMeta, read_request_meta};
 use crate::protocol::{ErrorObject, RequestId, codes};
@@ -126,6 +128,7 @@ fn finish(
         Reply::Error(e, Failure::Answered) => {
             message_response(StatusCode::OK, Reply::error_message(Some(id), &e), answer)
         }
+        Reply::Error(e, Failure::Forbidden) => auth::forbidden(ep, Some(id), &e),
         Reply::Error(e, failure) => failure_response(failure, id, &e),
         Reply::Cancelled => message_response(
             StatusCode::OK,

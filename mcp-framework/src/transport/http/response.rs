@@ -58,6 +58,7 @@ pub(super) fn status_of(failure: Failure) -> StatusCode {
         Failure::Answered => StatusCode::OK,
         Failure::Busy => StatusCode::TOO_MANY_REQUESTS,
         Failure::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+        Failure::Forbidden => StatusCode::FORBIDDEN,
     }
 }
 

@@ -1,0 +1,258 @@
+//! [`JwtVerifier`]: JWT access tokens (RFC 9068) checked as an OAuth 2.1 resource server
+//! does: an asymmetric signature by one of the issuer's keys, `iss`, `exp` and `nbf` with a
+//! leeway, and an `aud` that names this server's canonical resource URI (RFC 8707).
+
+use std::time::{Duration, SystemTime};
+
+use jsonwebtoken::errors::ErrorKind;
+use jsonwebtoken::{Algorithm, Validation, decode, decode_header};
+use serde_json::Value;
+
+use super::AuthError;
+use super::canonical::{canonical, same_resource};
+use super::fetch::{Fetcher, check_url};
+use super::introspection::{Client, introspect};
+use super::jwks::{KeySource, KeyStore, Refresh};
+use super::verifier::{TokenError, TokenVerifier, Verified, VerifyFuture};
+use crate::principal::Principal;
+use crate::protocol::JsonObject;
+
+/// The signature algorithms accepted: asymmetric ones only (no `none`, no HMAC, whose
+/// "secret" would be the issuer's public key).
+const ACCEPTED: [Algorithm; 9] = [
+    Algorithm::RS256,
+    Algorithm::RS384,
+    Algorithm::RS512,
+    Algorithm::PS256,
+    Algorithm::PS384,
+    Algorithm::PS512,
+    Algorithm::ES256,
+    Algorithm::ES384,
+    Algorithm::EdDSA,
+];
+
+/// Checks JWT access tokens against the keys of their issuer.
+///
+/// The issuer's metadata (RFC 8414, or OpenID Connect Discovery) is fetched on first use
+/// and names its JWKS; keys are kept, refreshed when an hour old and when a token names a
+/// key id they lack (at most a burst of three, then one per 30 s). A server whose issuer is
+/// down still starts: requests are answered `503` until the keys can be fetched.
+///
+/// ```no_run
+/// use mcp_framework::auth::{Authorization, JwtVerifier};
+/// use std::time::Duration;
+///
+/// let verifier = JwtVerifier::new("https://auth.example.com", "https://mcp.example.com/mcp")?
+///     .leeway(Duration::from_secs(30));
+/// let auth = Authorization::new("https://mcp.example.com/mcp", verifier)?
+///     .authorization_server("https://auth.example.com");
+/// # Ok::<(), mcp_framework::auth::AuthError>(())
+/// ```
+#[derive(Debug)]
+pub struct JwtVerifier {
+    issuer: String,
+    audience: String,
+    leeway: Duration,
+    source: KeySource,
+    refresh: Refresh,
+    timeout: Duration,
+    introspection: Option<Client>,
+    keys: std::sync::OnceLock<KeyStore>,
+}
+
+impl JwtVerifier {
+    /// Tokens issued by `issuer` (its exact identifier, as its metadata states it) for
+    /// `audience`, this server's canonical resource URI (e.g. `https://mcp.example.com/mcp`).
+    pub fn new(issuer: impl Into<String>, audience: impl AsRef<str>) -> Result<Self, AuthError> {
+        let issuer = issuer.into();
+        check_url(&issuer).map_err(AuthError::Issuer)?;
+        let audience = canonical(audience.as_ref()).map_err(AuthError::Resource)?;
+        Ok(Self {
+            source: KeySource::Discovered {
+                issuer: issuer.clone(),
+            },
+            issuer,
+            audience,
+            leeway: Duration::from_secs(60),
+            refresh: Refresh {
+                max_age: Duration::from_secs(3600),
+                unknown_kid_interval: Duration::from_secs(30),
+                retry_after_failure: Duration::from_secs(2),
+            },
+            timeout: Duration::from_secs(5),
+            introspection: None,
+            keys: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// How far `exp` and `nbf` may be off (clock skew; default 60 s).
+    #[must_use]
+    pub fn leeway(mut self, leeway: Duration) -> Self {
+        self.leeway = leeway;
+        self
+    }
+
+    /// Takes the keys from this JWKS URL instead of the one the issuer's metadata names.
+    pub fn jwks_uri(mut self, jwks_uri: impl Into<String>) -> Result<Self, AuthError> {
+        let jwks_uri = jwks_uri.into();
+        check_url(&jwks_uri).map_err(AuthError::Issuer)?;
+        self.source = KeySource::Fixed { jwks_uri };
+        Ok(self)
+    }
+
+    /// At most one key refresh for an unknown key id per `interval`, after a burst of three
+    /// (default 30 s); keys are also refreshed once `max_age` old (default one hour).
+    #[must_use]
+    pub fn refresh(mut self, interval: Duration, max_age: Duration) -> Self {
+        self.refresh.unknown_kid_interval = interval;
+        self.refresh.max_age = max_age;
+        self
+    }
+
+    /// How long a fetch from the issuer may take (default 5 s).
+    #[must_use]
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Checks tokens that are not JWTs (opaque tokens) with the issuer's RFC 7662
+    /// introspection endpoint (named by its metadata), as this client; the answers are
+    /// kept until the token expires, at most five minutes.
+    #[must_use]
+    pub fn introspection(
+        mut self,
+        client_id: impl Into<String>,
+        client_secret: impl Into<String>,
+    ) -> Self {
+        self.introspection = Some(Client {
+            id: client_id.into(),
+            secret: client_secret.into(),
+        });
+        self
+    }
+
+    /// The issuer whose tokens are accepted.
+    pub fn issuer(&self) -> &str {
+        &self.issuer
+    }
+
+    pub(crate) fn key_store(&self) -> &KeyStore {
+        self.keys.get_or_init(|| {
+            KeyStore::new(
+                self.source.clone(),
+                Fetcher::new(self.timeout),
+                self.refresh,
+            )
+        })
+    }
+
+    async fn check(&self, token: &str) -> Result<Verified, TokenError> {
+        let header = match decode_header(token) {
+            Ok(header) => header,
+            Err(e) => return self.opaque(token, &e.to_string()).await,
+        };
+        if !ACCEPTED.contains(&header.alg) {
+            return Err(TokenError::invalid(format!(
+                "tokens signed with {:?} are not accepted",
+                header.alg
+            )));
+        }
+        let key = self
+            .key_store()
+            .key(header.kid.as_deref(), header.alg)
+            .await?;
+        let mut validation = Validation::new(header.alg);
+        validation.set_issuer(&[&self.issuer]);
+        validation.set_required_spec_claims(&["exp", "iss"]);
+        validation.validate_aud = false;
+        validation.validate_nbf = true;
+        validation.leeway = self.leeway.as_secs();
+        let data = decode::<JsonObject>(token, &key.decoding, &validation).map_err(|e| {
+            TokenError::invalid(match e.kind() {
+                ErrorKind::ExpiredSignature => "the token has expired".to_owned(),
+                ErrorKind::ImmatureSignature => "the token is not valid yet".to_owned(),
+                ErrorKind::InvalidIssuer => "the token is from another issuer".to_owned(),
+                ErrorKind::InvalidSignature => "the signature does not verify".to_owned(),
+                _ => format!("the token does not validate: {e}"),
+            })
+        })?;
+        let claims = data.claims;
+        let audiences: Vec<&str> = match claims.get("aud") {
+            Some(Value::String(a)) => vec![a.as_str()],
+            Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        };
+        if !audiences.iter().any(|a| same_resource(&self.audience, a)) {
+            return Err(TokenError::invalid(format!(
+                "the token is not for this resource ({})",
+                self.audience
+            )));
+        }
+        Ok(principal_of(claims))
+    }
+}
+
+impl JwtVerifier {
+    /// A token that is not a JWT: introspected, when introspection is on.
+    async fn opaque(&self, token: &str, why: &str) -> Result<Verified, TokenError> {
+        let Some(client) = &self.introspection else {
+            return Err(TokenError::invalid(format!("not a JWT: {why}")));
+        };
+        let store = self.key_store();
+        let endpoint = store.introspection_endpoint().await?.ok_or_else(|| {
+            TokenError::unavailable("the issuer's metadata names no introspection_endpoint")
+        })?;
+        introspect(
+            store.fetcher(),
+            &endpoint,
+            client,
+            token,
+            &self.issuer,
+            &self.audience,
+        )
+        .await
+    }
+}
+
+impl TokenVerifier for JwtVerifier {
+    fn verify<'a>(&'a self, token: &'a str) -> VerifyFuture<'a> {
+        Box::pin(self.check(token))
+    }
+}
+
+/// The principal of validated claims: `sub` (else the client), `client_id` (else `azp`),
+/// scopes from `scope` (space-separated) or `scp` (a list or a string), expiry from `exp`.
+pub(crate) fn principal_of(claims: JsonObject) -> Verified {
+    let text = |name: &str| claims.get(name).and_then(Value::as_str).map(str::to_owned);
+    let client_id = text("client_id").or_else(|| text("azp"));
+    let subject = text("sub")
+        .or_else(|| client_id.clone())
+        .unwrap_or_default();
+    let scopes: Vec<String> = match claims.get("scope").or_else(|| claims.get("scp")) {
+        Some(Value::String(s)) => s
+            .split(' ')
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect(),
+        Some(Value::Array(a)) => a
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
+        _ => Vec::new(),
+    };
+    let expires_at = claims
+        .get("exp")
+        .and_then(Value::as_u64)
+        .map(|exp| SystemTime::UNIX_EPOCH + Duration::from_secs(exp));
+    let mut principal = Principal::new(subject).with_scopes(scopes);
+    if let Some(client) = client_id {
+        principal = principal.with_client_id(client);
+    }
+    let verified = Verified::new(principal.with_claims(claims));
+    match expires_at {
+        Some(at) => verified.until(at),
+        None => verified,
+    }
+}
