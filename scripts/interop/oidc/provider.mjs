@@ -52,8 +52,7 @@
 //
 // rotate/retire answer the same JSON as /_test/state. oidc-provider reads its keys when it
 // is constructed, so they build a new Provider with the new key set and route to it; clients
-// are static and issued tokens live in the (process-wide) memory adapter, so nothing else
-// changes (the storage is shared by every instance).
+// are static and issued tokens live in one in-memory store, so nothing else changes.
 import * as crypto from 'node:crypto';
 import * as http from 'node:http';
 import { parseArgs } from 'node:util';
