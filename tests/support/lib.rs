@@ -2,6 +2,7 @@
 //! fixture server and talking to it over the wire.
 
 pub mod fixture;
+pub mod oidc;
 pub mod wire;
 
 use std::path::PathBuf;
@@ -27,6 +28,29 @@ pub fn example_binary(name: &str) -> PathBuf {
         assert!(status.success(), "building examples/{name} failed");
     }
     bin
+}
+
+/// The `env.sh` that `scripts/interop-setup` writes: `$INTEROP_DIR/env.sh`, by default
+/// `target/interop/env.sh` of the workspace (where the scripts install).
+pub fn interop_env_file() -> PathBuf {
+    let dir = std::env::var_os("INTEROP_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/interop"));
+    dir.join("env.sh")
+}
+
+/// A tool installed by `scripts/interop-setup` (`INTEROP_NODE`, `INTEROP_PYTHON`,
+/// `INTEROP_OIDC_PROVIDER`, ...): the environment variable when it is set, else its line
+/// `NAME='value'` in [`interop_env_file`]; `None` when neither has it.
+pub fn interop_env(name: &str) -> Option<String> {
+    if let Some(value) = std::env::var_os(name) {
+        return Some(value.to_string_lossy().into_owned());
+    }
+    let text = std::fs::read_to_string(interop_env_file()).ok()?;
+    text.lines().find_map(|line| {
+        let value = line.strip_prefix(name)?.strip_prefix('=')?;
+        Some(value.trim().trim_matches('\'').to_owned())
+    })
 }
 
 /// The specification the tests check against, vendored in `mcp-framework/tests/spec/`.
