@@ -800,7 +800,8 @@ async fn mrtr_over_http_binds_state_to_the_principal() {
     async fn auth(mut req: axum::extract::Request) -> axum::extract::Request {
         if let Some(user) = req.headers().get("x-user").and_then(|v| v.to_str().ok()) {
             let user = user.to_owned();
-            req.extensions_mut().insert(mcp_framework::Principal::new(user));
+            req.extensions_mut()
+                .insert(mcp_framework::Principal::new(user));
         }
         req
     }

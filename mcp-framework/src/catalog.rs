@@ -7,6 +7,7 @@ use std::sync::Arc;
 use crate::cache::{ListKind, PageCache};
 use crate::error::Error;
 use crate::location::Location;
+use crate::principal::{Requirement, ScopePolicy};
 use crate::registry::entry::{PromptEntry, ResourceEntry, TemplateEntry, ToolEntry, ToolRules};
 use crate::registry::set::{PromptSet, ResourceSet, ToolSet};
 
@@ -132,6 +133,75 @@ impl Catalog {
             ListKind::Resources => self.resources.len(),
             ListKind::Templates => self.templates.len(),
         }
+    }
+
+    /// The requirements of the entries of `kind`, in list order.
+    fn requirements(&self, kind: ListKind) -> Vec<&Requirement> {
+        match kind {
+            ListKind::Tools => self.tools.iter().map(|e| &e.requirement).collect(),
+            ListKind::Prompts => self.prompts.iter().map(|e| &e.requirement).collect(),
+            ListKind::Resources => self.resources.iter().map(|e| &e.requirement).collect(),
+            ListKind::Templates => self.templates.iter().map(|e| &e.requirement).collect(),
+        }
+    }
+
+    /// Every scope an entry requires, sorted, once each.
+    #[cfg(feature = "auth")]
+    pub(crate) fn scopes(&self) -> Vec<String> {
+        let all = [
+            ListKind::Tools,
+            ListKind::Prompts,
+            ListKind::Resources,
+            ListKind::Templates,
+        ];
+        let mut scopes: Vec<String> = all
+            .into_iter()
+            .flat_map(|kind| self.requirements(kind))
+            .flat_map(|r| r.scopes.iter().map(|s| s.to_string()))
+            .collect();
+        scopes.sort();
+        scopes.dedup();
+        scopes
+    }
+
+    /// Whether an entry of `kind` may be hidden from some callers (it requires scopes and
+    /// its policy, or `default`, is to hide it): then every list of `kind` depends on who
+    /// asks.
+    pub(crate) fn may_hide(&self, kind: ListKind, default: ScopePolicy) -> bool {
+        self.requirements(kind)
+            .iter()
+            .any(|r| !r.is_open() && r.policy.unwrap_or(default) == ScopePolicy::Hide)
+    }
+
+    /// A catalog of the entries of `kind` that `visible` keeps (and nothing of the other
+    /// kinds), for one caller's list; `None` when it keeps them all.
+    pub(crate) fn visible(
+        &self,
+        kind: ListKind,
+        visible: impl Fn(&Requirement) -> bool,
+    ) -> Option<Self> {
+        let keep: Vec<bool> = self.requirements(kind).into_iter().map(&visible).collect();
+        if keep.iter().all(|k| *k) {
+            return None;
+        }
+        fn pick<T>(items: &[Arc<T>], keep: &[bool]) -> Vec<Arc<T>> {
+            items
+                .iter()
+                .zip(keep)
+                .filter(|(_, k)| **k)
+                .map(|(e, _)| e.clone())
+                .collect()
+        }
+        let (mut tools, mut prompts, mut resources, mut templates) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        match kind {
+            ListKind::Tools => tools = pick(&self.tools, &keep),
+            ListKind::Prompts => prompts = pick(&self.prompts, &keep),
+            ListKind::Resources => resources = pick(&self.resources, &keep),
+            ListKind::Templates => templates = pick(&self.templates, &keep),
+        }
+        // A subset of a checked catalog has no duplicates.
+        Self::new(tools, prompts, resources, templates, self.page_size).ok()
     }
 
     pub(crate) fn page_count(&self, kind: ListKind) -> usize {

@@ -15,7 +15,7 @@ use crate::protocol::JsonObject;
 /// The authenticated principal of a request: who the token was issued to, for which
 /// client, with which scopes and claims.
 ///
-/// With authorization configured ([`Authorization`](crate::auth::Authorization), feature
+/// With authorization configured (`auth::Authorization`, feature
 /// `auth`), every HTTP request carries one, built from its validated access token. A layer
 /// of your own can insert one into the HTTP request's extensions instead. Handlers read it
 /// with [`Context::principal`](crate::Context::principal); sealed MRTR `requestState` is

@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::cache::{CachePolicy, ListKind, encode_cursor};
 use crate::catalog::Catalog;
 use crate::protocol::{
-    CallToolResult, CompleteResult, Completion, DiscoverResult, GetPromptResult, Icon,
+    CacheScope, CallToolResult, CompleteResult, Completion, DiscoverResult, GetPromptResult, Icon,
     InitializeResult, InputRequiredResult, JsonObject, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, ProtocolVersion,
     ReadResourceResult, RequestId, ResourceContents, ResultType, SubscriptionsListenResult, Tool,
@@ -140,13 +140,17 @@ pub(crate) fn list_page(
     kind: ListKind,
     version: ProtocolVersion,
     page: usize,
+    private: bool,
 ) -> Bytes {
     catalog.pages.get_or_render(kind, version, page, || {
         let size = catalog.page_size;
         let start = page * size;
         let end = (start + size).min(catalog.len(kind));
         let next_cursor = (end < catalog.len(kind)).then(|| encode_cursor(kind, page + 1));
-        let cache = server.config.cache.for_list(kind);
+        let mut cache = server.config.cache.for_list(kind);
+        if private {
+            cache.scope = CacheScope::Private;
+        }
         match kind {
             ListKind::Tools => {
                 let mut r = ListToolsResult {

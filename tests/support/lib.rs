@@ -145,6 +145,8 @@ mod guide {
     struct Testing;
     #[doc = include_str!("../../guide/src/middleware.md")]
     struct Middleware;
+    #[doc = include_str!("../../guide/src/authorization.md")]
+    struct Authorization;
     #[doc = include_str!("../../guide/src/deploying.md")]
     struct Deploying;
     #[doc = include_str!("../../guide/src/observability.md")]

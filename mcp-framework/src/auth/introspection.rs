@@ -5,8 +5,8 @@
 use serde_json::Value;
 
 use super::canonical::same_resource;
+use super::claims::principal_of;
 use super::fetch::Fetcher;
-use super::jwt::principal_of;
 use super::verifier::{TokenError, Verified};
 
 /// The client credentials the server introspects with.

@@ -2,19 +2,19 @@
 //! does: an asymmetric signature by one of the issuer's keys, `iss`, `exp` and `nbf` with a
 //! leeway, and an `aud` that names this server's canonical resource URI (RFC 8707).
 
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, Validation, decode, decode_header};
 use serde_json::Value;
 
-use super::AuthError;
+use super::error::AuthError;
 use super::canonical::{canonical, same_resource};
+use super::claims::principal_of;
 use super::fetch::{Fetcher, check_url};
 use super::introspection::{Client, introspect};
 use super::jwks::{KeySource, KeyStore, Refresh};
 use super::verifier::{TokenError, TokenVerifier, Verified, VerifyFuture};
-use crate::principal::Principal;
 use crate::protocol::JsonObject;
 
 /// The signature algorithms accepted: asymmetric ones only (no `none`, no HMAC, whose
@@ -218,41 +218,5 @@ impl JwtVerifier {
 impl TokenVerifier for JwtVerifier {
     fn verify<'a>(&'a self, token: &'a str) -> VerifyFuture<'a> {
         Box::pin(self.check(token))
-    }
-}
-
-/// The principal of validated claims: `sub` (else the client), `client_id` (else `azp`),
-/// scopes from `scope` (space-separated) or `scp` (a list or a string), expiry from `exp`.
-pub(crate) fn principal_of(claims: JsonObject) -> Verified {
-    let text = |name: &str| claims.get(name).and_then(Value::as_str).map(str::to_owned);
-    let client_id = text("client_id").or_else(|| text("azp"));
-    let subject = text("sub")
-        .or_else(|| client_id.clone())
-        .unwrap_or_default();
-    let scopes: Vec<String> = match claims.get("scope").or_else(|| claims.get("scp")) {
-        Some(Value::String(s)) => s
-            .split(' ')
-            .filter(|s| !s.is_empty())
-            .map(str::to_owned)
-            .collect(),
-        Some(Value::Array(a)) => a
-            .iter()
-            .filter_map(Value::as_str)
-            .map(str::to_owned)
-            .collect(),
-        _ => Vec::new(),
-    };
-    let expires_at = claims
-        .get("exp")
-        .and_then(Value::as_u64)
-        .map(|exp| SystemTime::UNIX_EPOCH + Duration::from_secs(exp));
-    let mut principal = Principal::new(subject).with_scopes(scopes);
-    if let Some(client) = client_id {
-        principal = principal.with_client_id(client);
-    }
-    let verified = Verified::new(principal.with_claims(claims));
-    match expires_at {
-        Some(at) => verified.until(at),
-        None => verified,
     }
 }

@@ -16,7 +16,9 @@
 
 mod cache;
 mod canonical;
+mod claims;
 mod discovery;
+mod error;
 mod fetch;
 mod introspection;
 mod jwks;
@@ -29,25 +31,11 @@ use std::sync::Arc;
 use axum::http::HeaderMap;
 use serde_json::{Value, json};
 
+pub use error::AuthError;
 pub use jwt::JwtVerifier;
 pub use verifier::{TokenError, TokenVerifier, Verified, VerifyFuture};
 
 use crate::principal::{Principal, ScopeRules};
-
-/// A mistake in the authorization settings.
-#[derive(Debug, Clone, thiserror::Error)]
-#[non_exhaustive]
-pub enum AuthError {
-    /// The resource URI is not a canonical absolute URI.
-    #[error("resource URI: {0}")]
-    Resource(String),
-    /// An issuer, authorization server or JWKS URL is not usable.
-    #[error("authorization server: {0}")]
-    Issuer(String),
-    /// A scope is not an RFC 6749 scope token.
-    #[error("scope {0:?} is not a scope token (printable ASCII without spaces, `\"` or `\\`)")]
-    Scope(String),
-}
 
 /// How the HTTP endpoint authenticates requests: see the [module documentation](self).
 ///
@@ -56,7 +44,7 @@ pub enum AuthError {
 /// use mcp_framework::auth::Authorization;
 ///
 /// let auth = Authorization::jwt("https://auth.example.com", "https://mcp.example.com/mcp")?
-///     .required_scopes(["mcp"]);
+///     .required_scopes(["mcp"])?;
 /// let server = Server::builder().authorization(auth).build()?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -155,7 +143,8 @@ impl Authorization {
     }
 
     /// The metadata's `scopes_supported`: the scopes a client asks for to start with (the
-    /// MCP specification: the minimal set for basic use; more come by step-up).
+    /// MCP specification: the minimal set for basic use; more come by step-up). Default:
+    /// the required scopes and every scope a served item requires.
     #[must_use]
     pub fn scopes_supported<S: Into<String>>(
         mut self,
@@ -163,6 +152,19 @@ impl Authorization {
     ) -> Self {
         self.scopes_supported = Some(scopes.into_iter().map(Into::into).collect());
         self
+    }
+
+    /// `scopes_supported` when none was set: the required scopes and `scopes`.
+    pub(crate) fn default_scopes_supported(&mut self, scopes: Vec<String>) {
+        if self.scopes_supported.is_none() {
+            let mut all = self.required();
+            all.extend(
+                scopes
+                    .into_iter()
+                    .filter(|s| !self.required_scopes.iter().any(|r| **r == **s)),
+            );
+            self.scopes_supported = (!all.is_empty()).then_some(all);
+        }
     }
 
     /// The metadata's `resource_name` (shown to users by clients).

@@ -36,7 +36,8 @@ pub(super) fn insufficient_scope(scopes: Vec<String>) -> Reply {
     let mut data = serde_json::Map::new();
     data.insert("requiredScopes".to_owned(), serde_json::Value::from(scopes));
     Reply::Error(
-        ErrorObject::new(codes::INSUFFICIENT_SCOPE, message).with_data(serde_json::Value::Object(data)),
+        ErrorObject::new(codes::INSUFFICIENT_SCOPE, message)
+            .with_data(serde_json::Value::Object(data)),
         Failure::Forbidden,
     )
 }

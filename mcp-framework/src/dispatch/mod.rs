@@ -132,10 +132,10 @@ async fn route(
     let legacy = era.legacy();
     match method {
         "server/discover" if !legacy => Reply::Result(render::discover(server)),
-        "tools/list" => list(server, ListKind::Tools, &era, params),
-        "prompts/list" => list(server, ListKind::Prompts, &era, params),
-        "resources/list" => list(server, ListKind::Resources, &era, params),
-        "resources/templates/list" => list(server, ListKind::Templates, &era, params),
+        "tools/list" => list(server, ListKind::Tools, &era, &carrier, params),
+        "prompts/list" => list(server, ListKind::Prompts, &era, &carrier, params),
+        "resources/list" => list(server, ListKind::Resources, &era, &carrier, params),
+        "resources/templates/list" => list(server, ListKind::Templates, &era, &carrier, params),
         "tools/call" => call::call_tool(server, request, era, carrier).await,
         "prompts/get" => call::get_prompt(server, request, era, carrier).await,
         "resources/read" => call::read_resource(server, request, era, carrier).await,
@@ -197,12 +197,25 @@ async fn route(
     }
 }
 
-fn list(server: &ServerInner, kind: ListKind, era: &Era, params: Option<&RawValue>) -> Reply {
+fn list(
+    server: &ServerInner,
+    kind: ListKind,
+    era: &Era,
+    carrier: &Carrier,
+    params: Option<&RawValue>,
+) -> Reply {
     let view: ListView = match parse(params) {
         Ok(v) => v,
         Err(e) => return Reply::bad(e),
     };
     let catalog = server.catalog.load();
+    // Items hidden from some callers make every list of their kind private; the caller's
+    // own list leaves out what it may not see (rendered for it, not cached).
+    let private = catalog.may_hide(kind, server.config.scope_policy);
+    let mine = private
+        .then(|| catalog.visible(kind, |r| access::visible(server, carrier, r)))
+        .flatten();
+    let catalog = mine.as_ref().unwrap_or(&catalog);
     let page = match view.cursor {
         None => 0,
         Some(c) => match decode_cursor(kind, &c, catalog.page_count(kind)) {
@@ -210,7 +223,14 @@ fn list(server: &ServerInner, kind: ListKind, era: &Era, params: Option<&RawValu
             Err(e) => return Reply::error(e),
         },
     };
-    Reply::Result(render::list_page(server, &catalog, kind, era.version, page))
+    Reply::Result(render::list_page(
+        server,
+        catalog,
+        kind,
+        era.version,
+        page,
+        private,
+    ))
 }
 
 /// `initialize`: opens a legacy session (for the transport to keep) with its session-wide

@@ -81,7 +81,7 @@ macro_rules! shared_builders {
         /// What callers without the [`scopes`](Self::scopes) see of this item, instead of
         /// the server's [`ScopePolicy`](crate::ScopePolicy).
         #[must_use]
-        pub fn scope_policy(mut self, policy: crate::ScopePolicy) -> Self {
+        pub fn scope_policy(mut self, policy: crate::principal::ScopePolicy) -> Self {
             self.requirement.policy = Some(policy);
             self
         }

@@ -335,7 +335,8 @@ impl ServerBuilder {
     /// Validates every definition (schemas, names, templates, duplicates) and the HTTP
     /// settings (hosts, origins, proxies), and builds the server. Without explicit sets, every `#[tool]`, `#[prompt]` and `#[resource]` of the
     /// binary is served.
-    pub fn build(self) -> Result<Server, Error> {
+    #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
+    pub fn build(mut self) -> Result<Server, Error> {
         let needs_collection =
             self.tools.is_none() || self.prompts.is_none() || self.resources.is_none();
         let (c_tools, c_prompts, c_resources) = if needs_collection {
@@ -354,6 +355,8 @@ impl ServerBuilder {
             server_name: &self.info.name,
         };
         let catalog = Catalog::from_sets(tools, prompts, resources, self.config.page_size, rules)?;
+        #[cfg(feature = "auth")]
+        super::default_scopes_supported(&mut self.config.http, &catalog);
         #[cfg(feature = "http")]
         crate::transport::http::check_config(&self.config.http)
             .map_err(|e| Error::Config(e.to_string()))?;

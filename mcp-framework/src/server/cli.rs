@@ -120,7 +120,6 @@ impl AuthOptions {
     }
 }
 
-
 /// `config` with the options of the command line added.
 #[cfg(feature = "http")]
 pub(crate) fn with_access(mut config: HttpConfig, access: &[Access]) -> Result<HttpConfig, Error> {

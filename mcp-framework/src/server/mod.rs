@@ -207,7 +207,10 @@ impl Server {
             }
             #[cfg(feature = "http")]
             cli::Command::Http { bind, path, access } => {
-                let config = cli::with_access(self.inner.config.http.clone(), &access)?;
+                #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
+                let mut config = cli::with_access(self.inner.config.http.clone(), &access)?;
+                #[cfg(feature = "auth")]
+                default_scopes_supported(&mut config, &self.inner.catalog.load());
                 http::check_config(&config).map_err(|e| Error::Usage(e.to_string()))?;
                 let listener = tokio::net::TcpListener::bind(bind).await?;
                 tracing::info!(addr = %listener.local_addr()?, %path, "serving Streamable HTTP");
@@ -221,6 +224,22 @@ impl Server {
                 )
                 .await
             }
+        }
+    }
+}
+
+/// An authorization that does not say which scopes clients start with publishes every
+/// scope the served items require (without it, clients ask for the authorization server's
+/// own list, `openid` and all).
+#[cfg(feature = "auth")]
+fn default_scopes_supported(
+    config: &mut crate::runtime::config::HttpConfig,
+    catalog: &crate::catalog::Catalog,
+) {
+    if let Some(auth) = config.authorization.as_mut() {
+        // Not shared yet: the builder and the command line have the only reference.
+        if let Some(auth) = std::sync::Arc::get_mut(auth) {
+            auth.default_scopes_supported(catalog.scopes());
         }
     }
 }
