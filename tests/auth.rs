@@ -12,7 +12,7 @@ use mcp_framework::{Context, PromptSet, ResourceSet, ScopePolicy, Server, tool, 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tests::oidc::{self, Provider};
-use tests::wire::{Running, json_of, post, request};
+use tests::wire::{Running, json_of, legacy_post, legacy_session, post, request, sse_events};
 
 /// Says who is calling (needs `profile:read`).
 #[tool(scopes = ["profile:read"])]
@@ -332,6 +332,54 @@ async fn missing_scopes_are_a_403_step_up_and_hidden_items_do_not_exist() {
     let (status, body) = json_of(resp).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(body["result"]["content"][0]["text"], "saved: x", "{body}");
+}
+
+#[tokio::test]
+async fn legacy_sessions_get_the_same_403_before_their_stream_starts() {
+    let provider = Provider::start().await;
+    let r = serve_for(&provider).await;
+    // A client that sends its token on every request, as the specification asks.
+    let as_client = |token: &str| {
+        let mut headers = reqwest::header::HeaderMap::new();
+        headers.insert("authorization", format!("Bearer {token}").parse().unwrap());
+        Running {
+            url: r.url.clone(),
+            server: r.server.clone(),
+            http: reqwest::Client::builder()
+                .default_headers(headers)
+                .build()
+                .unwrap(),
+        }
+    };
+    let reader = provider
+        .token(oidc::READER.0, oidc::READER.1, "notes:read", &r.url)
+        .await;
+    let legacy = as_client(&reader);
+    let session = legacy_session(&legacy, "2025-11-25").await;
+    let call = json!({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"whoami","arguments":{}}});
+    let resp = legacy_post(&legacy, &session, &call).send().await.unwrap();
+    assert_eq!(resp.status(), StatusCode::FORBIDDEN);
+    let c = challenge(&resp);
+    assert!(
+        c.contains("insufficient_scope") && c.contains("scope=\"profile:read\""),
+        "{c}"
+    );
+
+    let svc = provider
+        .token(oidc::SVC.0, oidc::SVC.1, "profile:read", &r.url)
+        .await;
+    let legacy = as_client(&svc);
+    let session = legacy_session(&legacy, "2025-11-25").await;
+    let resp = legacy_post(&legacy, &session, &call).send().await.unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    let events = sse_events(resp, 1).await;
+    assert_eq!(
+        events[0]["result"]["content"][0]["text"], "svc",
+        "{events:?}"
+    );
+    // Without its token, the session's requests are refused like any other.
+    let anonymous = legacy_post(&r, &session, &call).send().await.unwrap();
+    assert_eq!(anonymous.status(), StatusCode::UNAUTHORIZED);
 }
 
 #[tokio::test]

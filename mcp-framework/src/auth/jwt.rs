@@ -8,9 +8,9 @@ use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, Validation, decode, decode_header};
 use serde_json::Value;
 
-use super::error::AuthError;
 use super::canonical::{canonical, same_resource};
 use super::claims::principal_of;
+use super::error::AuthError;
 use super::fetch::{Fetcher, check_url};
 use super::introspection::{Client, introspect};
 use super::jwks::{KeySource, KeyStore, Refresh};

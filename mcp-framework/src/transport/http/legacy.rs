@@ -18,6 +18,7 @@ use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::auth;
 use super::checks::media::Answer;
 use super::endpoint::{Endpoint, SESSION_HEADER, session_of};
 use super::proxy::peer_addr;
@@ -28,7 +29,7 @@ use super::response::{
 use super::resumable::{Attach, ResumableStream};
 use super::sessions::{Attachment, HttpSession, Refused};
 use super::sse;
-use crate::dispatch::{Carrier, Reply, dispatch, open_session};
+use crate::dispatch::{Carrier, Reply, dispatch, open_session, refusal_before_running};
 use crate::peer::{HttpParts, PeerId, Sink, StreamCloser};
 use crate::principal::Principal;
 use crate::protocol::jsonrpc::Request;
@@ -145,6 +146,12 @@ pub(super) fn serve_request(
     raw_meta: Option<Box<RawValue>>,
 ) -> Response {
     let id = request.id.clone();
+    let principal = parts.extensions.get::<Principal>().cloned();
+    // The status goes out with the stream's first bytes: a call lacking scopes is refused
+    // (403, with the challenge) before.
+    if let Some(e) = refusal_before_running(&ep.server, &request, principal.as_ref()) {
+        return auth::forbidden(ep, Some(&id), &e);
+    }
     let cancel = CancellationToken::new();
     let ticket = match session.session.inflight.start(id.clone(), cancel.clone()) {
         Ok(ticket) => ticket,
@@ -155,7 +162,6 @@ pub(super) fn serve_request(
     let stream = session.streams.open();
     let attached = stream.attach(0);
     let (tx, mut rx) = mpsc::channel::<Bytes>(64);
-    let principal = parts.extensions.get::<Principal>().cloned();
     let peer = peer_addr(&parts).map(PeerId::Addr);
     // Closing travels through the same channel as the messages (as an empty message), so
     // whatever the handler sent before closing still goes out on this connection.
