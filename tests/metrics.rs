@@ -93,6 +93,8 @@ async fn prometheus_scrapes_the_operation_metrics() {
     }
     let unknown = call(&http, &url, 4, "no_such_tool").await;
     assert!(unknown["error"].is_object(), "{unknown}");
+    let failed = call(&http, &url, 5, "test_error_handling").await;
+    assert_eq!(failed["result"]["isError"], true, "{failed}");
 
     // The endpoint itself, in the Prometheus text format.
     let text = http
@@ -113,6 +115,15 @@ async fn prometheus_scrapes_the_operation_metrics() {
     assert!(line.ends_with(" 3"), "{line}");
     assert!(line.contains(r#"mcp_method_name="tools/call""#), "{line}");
     assert!(line.contains(r#"network_transport="tcp""#), "{line}");
+    // A tool result with isError counts as an error of type tool_error.
+    let failed = text
+        .lines()
+        .find(|l| {
+            l.starts_with("mcp_server_operation_duration_seconds_count{")
+                && l.contains(r#"gen_ai_tool_name="test_error_handling""#)
+        })
+        .unwrap_or_else(|| panic!("no operation count for the failing tool:\n{text}"));
+    assert!(failed.contains(r#"error_type="tool_error""#), "{failed}");
     // An unknown tool's name is not a label value (clients cannot grow the series).
     assert!(!text.contains("no_such_tool"), "{text}");
     assert!(text.contains("mcp_server_requests_in_flight"), "{text}");

@@ -85,7 +85,7 @@ pub(super) async fn call_tool(
         Ok(result) => match honest(server, &entry, result) {
             Ok(result) => {
                 if result.is_error == Some(true) {
-                    span::record_error(&tracing::Span::current(), "tool_error");
+                    span::tool_error();
                 }
                 Reply::Result(render::tool_result(server, version, &entry, result))
             }

@@ -82,9 +82,15 @@ pub(crate) async fn dispatch(
             transport,
         )
     });
-    let reply = route(server, request, carrier, meta, raw_meta)
-        .instrument(span.clone())
-        .await;
+    let routed = route(server, request, carrier, meta, raw_meta).instrument(span.clone());
+    #[cfg(feature = "metrics")]
+    let (reply, tool_error) = if timer.is_some() {
+        telemetry::metrics::watching_tool_errors(routed).await
+    } else {
+        (routed.await, false)
+    };
+    #[cfg(not(feature = "metrics"))]
+    let reply = routed.await;
     let code = match &reply {
         Reply::Error(e, _) => Some(e.code),
         _ => None,
@@ -94,7 +100,11 @@ pub(crate) async fn dispatch(
     }
     #[cfg(feature = "metrics")]
     if let Some(timer) = timer {
-        timer.finish(code.map(|c| c.to_string()).as_deref());
+        let error_type = match code {
+            Some(c) => Some(c.to_string()),
+            None => tool_error.then(|| "tool_error".to_owned()),
+        };
+        timer.finish(error_type.as_deref());
     }
     reply
 }

@@ -5,6 +5,7 @@
 //! streams and legacy sessions. Off until [`enable`] (what `Server::run` does for
 //! `--metrics-bind`): until then recording is one atomic load.
 
+use std::future::Future;
 use std::sync::OnceLock;
 use std::time::Instant;
 
@@ -212,6 +213,26 @@ impl Drop for Timer {
     fn drop(&mut self) {
         self.metrics.in_flight.dec();
     }
+}
+
+tokio::task_local! {
+    /// Set when the request's tool answered with `isError` (its reply is a result).
+    static TOOL_ERROR: std::cell::Cell<bool>;
+}
+
+/// Runs a request's future, saying whether its tool answered with `isError`.
+pub(crate) async fn watching_tool_errors<F: Future>(fut: F) -> (F::Output, bool) {
+    TOOL_ERROR
+        .scope(std::cell::Cell::new(false), async move {
+            let out = fut.await;
+            (out, TOOL_ERROR.with(std::cell::Cell::get))
+        })
+        .await
+}
+
+/// The running request's tool answered with `isError`.
+pub(crate) fn note_tool_error() {
+    let _ = TOOL_ERROR.try_with(|c| c.set(true));
 }
 
 /// Decrements a gauge when dropped.
