@@ -215,6 +215,34 @@ async fn one_client_address_holds_a_bounded_share_of_sessions() {
 }
 
 #[tokio::test]
+async fn behind_a_trusted_proxy_the_share_is_per_forwarded_client() {
+    let r = start(server_with(|b| {
+        b.http(
+            HttpConfig::new()
+                .max_sessions_per_peer(1)
+                .trust_proxy("127.0.0.1")
+                .allow_host("*"),
+        )
+    }))
+    .await;
+    let init = |client: &'static str| {
+        let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":
+            {"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}});
+        r.http
+            .post(&r.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("x-forwarded-for", client)
+            .body(init.to_string())
+            .send()
+    };
+    // Two clients behind the same proxy (this test's address) each get their share.
+    assert_eq!(init("198.51.100.1").await.unwrap().status(), 200);
+    assert_eq!(init("198.51.100.2").await.unwrap().status(), 200);
+    assert_eq!(init("198.51.100.1").await.unwrap().status(), 429);
+}
+
+#[tokio::test]
 async fn a_session_keeps_bounded_client_data() {
     let r = start(server()).await;
     let resp = initialize_with(

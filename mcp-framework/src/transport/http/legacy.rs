@@ -21,7 +21,6 @@ use tokio_util::sync::CancellationToken;
 use super::auth;
 use super::checks::media::Answer;
 use super::endpoint::{Endpoint, SESSION_HEADER, session_of};
-use super::proxy::peer_addr;
 use super::response::{
     busy_response, error_response, message_response, method_not_allowed, rejection,
     session_not_found, unavailable,
@@ -45,7 +44,7 @@ pub(super) fn initialize(
 ) -> Response {
     match open_session(&ep.server, request.params.as_deref(), None) {
         Ok((session, result)) => {
-            let session = Arc::new(ep.sessions.open(session, peer_addr(parts)));
+            let session = Arc::new(ep.sessions.open(session, ep.guard.client_addr(parts)));
             let id = session.id.clone();
             if let Err(refused) = ep.sessions.insert(session) {
                 return refused_response(&request.id, refused);
@@ -162,7 +161,7 @@ pub(super) fn serve_request(
     let stream = session.streams.open();
     let attached = stream.attach(0);
     let (tx, mut rx) = mpsc::channel::<Bytes>(64);
-    let peer = peer_addr(&parts).map(PeerId::Addr);
+    let peer = ep.guard.client_addr(&parts).map(PeerId::Addr);
     // Closing travels through the same channel as the messages (as an empty message), so
     // whatever the handler sent before closing still goes out on this connection.
     let closer = {

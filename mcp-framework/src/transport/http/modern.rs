@@ -20,7 +20,6 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 use super::auth;
 use super::checks::media::Answer;
 use super::endpoint::Endpoint;
-use super::proxy::peer_addr;
 use super::response::{error_response, failure_response, message_response};
 use super::sessions::HttpSession;
 use super::{checks, legacy, listen, sse};
@@ -65,7 +64,7 @@ pub(super) async fn serve_request(
         (None, None)
     };
     let principal = parts.extensions.get::<Principal>().cloned();
-    let peer = peer_addr(&parts).map(PeerId::Addr);
+    let peer = ep.guard.client_addr(&parts).map(PeerId::Addr);
     let http = Arc::new(HttpParts {
         headers: parts.headers,
         principal,

@@ -111,6 +111,47 @@ impl TrustedProxies {
         Some(self.read(&parts.headers))
     }
 
+    /// The client's address, for limits per client: the peer's, or, when the peer is a
+    /// trusted proxy, the address the trusted chain forwarded for (`Forwarded`'s `for`
+    /// nodes, else `X-Forwarded-For`), read from the right past trusted proxies. A node
+    /// that is not an address (`unknown`, an obfuscated name) stops the walk at the last
+    /// address read: its proxy stands for the client.
+    pub(super) fn client(&self, parts: &Parts) -> Option<IpAddr> {
+        let peer = peer_addr(parts)?;
+        if self.is_empty() || !self.contains(peer) {
+            return Some(peer);
+        }
+        let headers = &parts.headers;
+        let forwarded: Vec<Option<IpAddr>> = fields::list(headers.get_all("forwarded"))
+            .map(|elements| {
+                elements
+                    .iter()
+                    .map(|e| {
+                        Element::parse(e)
+                            .ok()
+                            .and_then(|e| e.r#for.as_deref().and_then(node_ip))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let nodes = if forwarded.is_empty() {
+            fields::list(headers.get_all("x-forwarded-for"))
+                .map(|l| l.iter().map(|n| node_ip(n)).collect())
+                .unwrap_or_default()
+        } else {
+            forwarded
+        };
+        let mut client = peer;
+        for node in nodes.iter().rev() {
+            let Some(ip) = node else { break };
+            client = *ip;
+            if !self.contains(*ip) {
+                break;
+            }
+        }
+        Some(client)
+    }
+
     fn read<'a>(&self, headers: &'a HeaderMap) -> Result<Forwarded<'a>, ForwardedError> {
         let standard = self.read_forwarded(headers)?;
         let legacy = self.read_x_forwarded(headers)?;
@@ -294,6 +335,40 @@ mod tests {
         let h = headers(pairs);
         let f = p.read(&h).unwrap();
         (f.host.map(Cow::into_owned), f.proto.map(Cow::into_owned))
+    }
+
+    fn client(p: &TrustedProxies, peer: &str, pairs: &[(&'static str, &'static str)]) -> String {
+        let mut req = axum::http::Request::new(());
+        *req.headers_mut() = headers(pairs);
+        req.extensions_mut()
+            .insert(ConnectInfo(SocketAddr::new(peer.parse().unwrap(), 4000)));
+        let (parts, ()) = req.into_parts();
+        p.client(&parts).unwrap().to_string()
+    }
+
+    #[test]
+    fn the_client_address_is_read_through_trusted_proxies_only() {
+        let p = proxies(&["10.0.0.0/8"]);
+        let xff = [("x-forwarded-for", "198.51.100.9, 203.0.113.5, 10.0.0.2")];
+        // Not a trusted peer: its headers say nothing.
+        assert_eq!(client(&p, "192.0.2.1", &xff), "192.0.2.1");
+        // A trusted peer: past trusted proxies to the first other address, from the right
+        // (203.0.113.5 is untrusted: what it says about 198.51.100.9 is not believed).
+        assert_eq!(client(&p, "10.0.0.1", &xff), "203.0.113.5");
+        assert_eq!(
+            client(
+                &p,
+                "10.0.0.1",
+                &[("forwarded", "for=198.51.100.9, for=\"[2001:db8::1]:80\"")]
+            ),
+            "2001:db8::1"
+        );
+        assert_eq!(
+            client(&p, "10.0.0.1", &[("forwarded", "for=unknown")]),
+            "10.0.0.1"
+        );
+        assert_eq!(client(&p, "10.0.0.1", &[]), "10.0.0.1");
+        assert_eq!(client(&proxies(&[]), "10.0.0.1", &xff), "10.0.0.1");
     }
 
     #[test]

@@ -113,6 +113,12 @@ impl Guard {
         })
     }
 
+    /// The address of the client behind a request, through trusted proxies (for limits per
+    /// client).
+    pub(crate) fn client_addr(&self, parts: &Parts) -> Option<std::net::IpAddr> {
+        self.proxies.client(parts)
+    }
+
     /// The host and the origin of a request.
     pub(crate) fn check(&self, parts: &Parts) -> Result<(), Rejected> {
         let target = host::target(parts, &self.proxies)?;
