@@ -459,6 +459,40 @@ async fn rotated_keys_are_picked_up_and_old_ones_stay_valid_until_removed() {
 }
 
 #[tokio::test]
+async fn made_up_key_ids_cannot_make_the_server_fetch_keys_without_end() {
+    let provider = Provider::start().await;
+    let r = serve_for(&provider).await;
+    let good = provider
+        .token(oidc::SVC.0, oidc::SVC.1, "profile:read", &r.url)
+        .await;
+    assert_eq!(
+        call_with(&r, Some(&good), "whoami").await.status(),
+        StatusCode::OK
+    );
+    let (header, _) = oidc::jwt_parts(&good);
+    let [_, p, s]: [&str; 3] = good.split('.').collect::<Vec<_>>().try_into().unwrap();
+    for i in 0..40 {
+        let mut forged = header.clone();
+        forged["kid"] = json!(format!("made-up-{i}"));
+        let token = format!("{}.{p}.{s}", URL_SAFE_NO_PAD.encode(forged.to_string()));
+        let resp = call_with(&r, Some(&token), "whoami").await;
+        assert_eq!(resp.status(), StatusCode::UNAUTHORIZED, "{i}");
+    }
+    let jwks = provider.state().await["hits"]["/jwks"]
+        .as_u64()
+        .unwrap_or(0);
+    // The first fetch, then a burst of three refreshes; the next one only 30 s later.
+    assert!(
+        (1..=4).contains(&jwks),
+        "{jwks} JWKS fetches for 40 made-up key ids"
+    );
+    assert_eq!(
+        call_with(&r, Some(&good), "whoami").await.status(),
+        StatusCode::OK
+    );
+}
+
+#[tokio::test]
 async fn an_issuer_that_is_down_gets_503s_and_the_server_recovers_by_itself() {
     let mut provider = Provider::start().await;
     let port = provider.port();

@@ -48,7 +48,8 @@
 //                                for N seconds (fractions allowed; 0 ends an outage) every
 //                                other request is answered 503 (default) or its connection
 //                                is dropped without an answer (mode=drop).
-//   GET  /_test/state            the current kids, the published kids, the outage.
+//   GET  /_test/state            the current kids, the published kids, the outage, and
+//                                `hits`: requests served per path (outside /_test/).
 //
 // rotate/retire answer the same JSON as /_test/state. oidc-provider reads its keys when it
 // is constructed, so they build a new Provider with the new key set and route to it; clients
@@ -252,8 +253,12 @@ let handler;
 // --- test controls ------------------------------------------------------------------------
 let outage = { until: 0, mode: '503' };
 
+// Requests served per path (outside /_test/), so tests can count what a server fetched.
+const hits = {};
+
 function state() {
   return {
+    hits,
     issuer,
     current_kids: Object.fromEntries(ALGS.map((alg) => [alg, current[alg].kid])),
     jwks_kids: [...Object.values(current), ...previous].map((k) => k.kid),
@@ -309,6 +314,7 @@ server = http.createServer((req, res) => {
   if (url.pathname.startsWith('/_test/')) {
     return control(req, res, url);
   }
+  hits[url.pathname] = (hits[url.pathname] || 0) + 1;
   if (Date.now() < outage.until) {
     if (outage.mode === 'drop') {
       req.socket.destroy();
