@@ -9,7 +9,7 @@
 //! that does not validate, is answered `401` with a `WWW-Authenticate` challenge naming the
 //! Protected Resource Metadata (RFC 9728), which the server publishes at
 //! `/.well-known/oauth-protected-resource` (and at the path-suffixed URL of its endpoint).
-//! The validated token becomes the request's [`Principal`](crate::Principal); items that
+//! The validated token becomes the request's [`Principal`]; items that
 //! require scopes (`#[tool(scopes = […])]`) are refused with `403 insufficient_scope`, or
 //! hidden (see [`ScopePolicy`](crate::ScopePolicy)). Over stdio nothing of this applies: a
 //! local server takes its credentials from its environment.
