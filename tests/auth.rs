@@ -591,6 +591,66 @@ async fn a_server_may_hide_everything_its_callers_lack_scopes_for() {
     assert_eq!(body["error"]["code"], -32602, "{body}");
 }
 
+#[tokio::test]
+async fn a_middleware_layer_can_challenge_for_scopes_of_its_own() {
+    let provider = Provider::start().await;
+    let issuer = provider.issuer().to_owned();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!(
+        "http://127.0.0.1:{}/mcp",
+        listener.local_addr().unwrap().port()
+    );
+    // Calls on a weekend need `notes:write`, say: a rule the item's scopes cannot express.
+    let layer = mcp_framework::middleware::from_fn(
+        |call: mcp_framework::middleware::Call, next: mcp_framework::middleware::Next| async move {
+            let granted = call
+                .principal()
+                .is_some_and(|p| p.scopes().contains("notes:write"));
+            if call.name() == "ping_me" && !granted {
+                return Err(mcp_framework::ErrorObject::new(
+                    mcp_framework::protocol::codes::INSUFFICIENT_SCOPE,
+                    "needs notes:write today",
+                )
+                .with_data(json!({"requiredScopes": ["notes:write"]}))
+                .into());
+            }
+            next.run(call).await
+        },
+    );
+    let server = Server::builder()
+        .tools(tools![ping_me])
+        .prompts(PromptSet::new())
+        .resources(ResourceSet::new())
+        .layer(layer)
+        .authorization(Authorization::jwt(issuer, &url).unwrap())
+        .build()
+        .unwrap();
+    let s = server.clone();
+    tokio::spawn(async move { s.serve_http_listener(listener, "/mcp").await });
+    let r = Running {
+        url,
+        server,
+        http: reqwest::Client::new(),
+    };
+    let reader = provider
+        .token(oidc::READER.0, oidc::READER.1, "notes:read", &r.url)
+        .await;
+    let resp = call_with(&r, Some(&reader), "ping_me").await;
+    assert_eq!(resp.status(), StatusCode::FORBIDDEN);
+    let c = challenge(&resp);
+    assert!(
+        c.contains("insufficient_scope") && c.contains("scope=\"notes:write\""),
+        "{c}"
+    );
+    let writer = provider
+        .token(oidc::SVC.0, oidc::SVC.1, "notes:write", &r.url)
+        .await;
+    assert_eq!(
+        call_with(&r, Some(&writer), "ping_me").await.status(),
+        StatusCode::OK
+    );
+}
+
 /// The official Python SDK (mcp 2.3.0) as a client-credentials client of `everything`:
 /// the 401, the metadata, the token request at the provider, the retried call.
 #[tokio::test]

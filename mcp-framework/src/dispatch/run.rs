@@ -252,6 +252,10 @@ pub(super) fn read<T>(
             Rejection::Error(e) if e.code == codes::MISSING_REQUIRED_CLIENT_CAPABILITY => {
                 Err(Reply::bad(e))
             }
+            // A layer's own scope check: the same 403 challenge as the framework's.
+            Rejection::Error(e) if e.code == codes::INSUFFICIENT_SCOPE => {
+                Err(Reply::Error(e, Failure::Forbidden))
+            }
             Rejection::Error(e) => Ok(Err(e)),
             Rejection::Limited(e) => Err(Reply::Error(e, Failure::Busy)),
         },
