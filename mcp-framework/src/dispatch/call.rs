@@ -26,7 +26,7 @@ use crate::registry::entry::{ResourceEntry, TemplateEntry, ToolEntry};
 use crate::render;
 use crate::runtime::config::OutputValidation;
 use crate::runtime::state::ServerInner;
-use crate::telemetry::span;
+use crate::telemetry;
 
 pub(super) async fn call_tool(
     server: &Arc<ServerInner>,
@@ -85,7 +85,7 @@ pub(super) async fn call_tool(
         Ok(result) => match honest(server, &entry, result) {
             Ok(result) => {
                 if result.is_error == Some(true) {
-                    span::tool_error();
+                    telemetry::tool_error();
                 }
                 Reply::Result(render::tool_result(server, version, &entry, result))
             }

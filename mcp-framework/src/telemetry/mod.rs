@@ -16,3 +16,11 @@ pub(crate) mod metrics;
 pub(crate) mod propagation;
 pub(crate) mod span;
 pub(crate) mod target;
+
+/// A tool result with `isError`: `error.type = tool_error` on the current request span,
+/// and on its metrics.
+pub(crate) fn tool_error() {
+    span::record_error(&tracing::Span::current(), "tool_error");
+    #[cfg(feature = "metrics")]
+    metrics::note_tool_error();
+}

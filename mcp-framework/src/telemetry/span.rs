@@ -101,14 +101,6 @@ pub(crate) fn record_error(span: &Span, error_type: impl tracing::Value) {
     span.record("otel.status_code", "error");
 }
 
-/// A tool result with `isError`: `error.type = tool_error` on the current request span,
-/// and on its metrics.
-pub(crate) fn tool_error() {
-    record_error(&Span::current(), "tool_error");
-    #[cfg(feature = "metrics")]
-    super::metrics::note_tool_error();
-}
-
 /// The child span a handler runs in.
 pub(crate) fn handler(kind: &'static str, name: &str) -> Span {
     let span = tracing::debug_span!(
