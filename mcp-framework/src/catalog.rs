@@ -168,9 +168,15 @@ impl Catalog {
     /// its policy, or `default`, is to hide it): then every list of `kind` depends on who
     /// asks.
     pub(crate) fn may_hide(&self, kind: ListKind, default: ScopePolicy) -> bool {
-        self.requirements(kind)
-            .iter()
-            .any(|r| !r.is_open() && r.policy.unwrap_or(default) == ScopePolicy::Hide)
+        // On every list request: no allocation, and nothing to do for open items.
+        let hides =
+            |r: &Requirement| !r.is_open() && r.policy.unwrap_or(default) == ScopePolicy::Hide;
+        match kind {
+            ListKind::Tools => self.tools.iter().any(|e| hides(&e.requirement)),
+            ListKind::Prompts => self.prompts.iter().any(|e| hides(&e.requirement)),
+            ListKind::Resources => self.resources.iter().any(|e| hides(&e.requirement)),
+            ListKind::Templates => self.templates.iter().any(|e| hides(&e.requirement)),
+        }
     }
 
     /// A catalog of the entries of `kind` that `visible` keeps (and nothing of the other
