@@ -854,3 +854,15 @@ async fn results_that_break_their_output_schema_fail_loudly() {
     let r = call_liar(&client, "lying").await.unwrap();
     assert_eq!(r["structuredContent"], json!({"celsius": "warm"}));
 }
+
+/// The state machine of one request is moved (into a task, a box) before it runs, so its
+/// size is paid on every message: 20 KiB once, when the metrics wrapper copied the routed
+/// future into its own and `_meta`'s parsed capabilities travelled by value through every
+/// step. Not a timing: a layout, the same on every machine with this compiler.
+#[test]
+fn the_future_of_one_request_stays_small() {
+    let server = server();
+    let message = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}"#;
+    let size = std::mem::size_of_val(&server.handle_message(message));
+    assert!(size <= 6 * 1024, "handle_message's future is {size} bytes");
+}

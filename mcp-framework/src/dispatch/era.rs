@@ -66,8 +66,8 @@ impl Era {
             .transpose()?;
         Ok(Self {
             version,
-            caps: Arc::new(caps),
-            client_info: meta.client_info.map(Arc::new),
+            caps: Arc::from(caps),
+            client_info: meta.client_info.map(Arc::from),
             log: LogGate::Request(level),
             session: None,
             progress_token,

@@ -82,7 +82,10 @@ pub(crate) async fn dispatch(
             transport,
         )
     });
-    let routed = route(server, request, carrier, meta, raw_meta).instrument(span.clone());
+    // Pinned here and awaited in place: wrapping it by value would copy the whole request
+    // state machine into the wrapper's.
+    let routed =
+        std::pin::pin!(route(server, request, carrier, meta, raw_meta).instrument(span.clone()));
     #[cfg(feature = "metrics")]
     let (reply, tool_error) = if timer.is_some() {
         telemetry::metrics::watching_tool_errors(routed).await

@@ -28,15 +28,16 @@ pub mod keys {
 /// A progress token: a string or an integer, echoed back with its JSON type.
 pub type ProgressToken = RequestId;
 
-/// The `_meta` fields this crate reads from a request.
+/// The `_meta` fields this crate reads from a request. The parsed capabilities and client
+/// information are boxed: this struct travels by value through the request's futures.
 #[derive(Debug, Default, Deserialize)]
 pub(crate) struct RequestMeta {
     #[serde(rename = "io.modelcontextprotocol/protocolVersion", default)]
     pub(crate) protocol_version: Option<String>,
     #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default)]
-    pub(crate) client_capabilities: Option<ClientCapabilities>,
+    pub(crate) client_capabilities: Option<Box<ClientCapabilities>>,
     #[serde(rename = "io.modelcontextprotocol/clientInfo", default)]
-    pub(crate) client_info: Option<Implementation>,
+    pub(crate) client_info: Option<Box<Implementation>>,
     #[serde(rename = "io.modelcontextprotocol/logLevel", default)]
     pub(crate) log_level: Option<String>,
     #[serde(rename = "progressToken", default)]

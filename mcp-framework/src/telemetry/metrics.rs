@@ -220,8 +220,12 @@ tokio::task_local! {
     static TOOL_ERROR: std::cell::Cell<bool>;
 }
 
-/// Runs a request's future, saying whether its tool answered with `isError`.
-pub(crate) async fn watching_tool_errors<F: Future>(fut: F) -> (F::Output, bool) {
+/// Runs a request's future, saying whether its tool answered with `isError`. It takes the
+/// future pinned where it is (not moved in), so the request's state machine is not copied
+/// into this one.
+pub(crate) async fn watching_tool_errors<F: Future>(
+    fut: std::pin::Pin<&mut F>,
+) -> (F::Output, bool) {
     TOOL_ERROR
         .scope(std::cell::Cell::new(false), async move {
             let out = fut.await;
