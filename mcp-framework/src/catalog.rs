@@ -135,14 +135,20 @@ impl Catalog {
         }
     }
 
-    /// The requirements of the entries of `kind`, in list order.
-    fn requirements(&self, kind: ListKind) -> Vec<&Requirement> {
-        match kind {
-            ListKind::Tools => self.tools.iter().map(|e| &e.requirement).collect(),
-            ListKind::Prompts => self.prompts.iter().map(|e| &e.requirement).collect(),
-            ListKind::Resources => self.resources.iter().map(|e| &e.requirement).collect(),
-            ListKind::Templates => self.templates.iter().map(|e| &e.requirement).collect(),
+    /// The requirements of the entries of `kind`, in list order. Read on every list
+    /// request, so it allocates nothing: the other kinds' lists are chained in empty.
+    fn requirements(&self, kind: ListKind) -> impl Iterator<Item = &Requirement> {
+        fn only<T>(items: &[Arc<T>], wanted: bool) -> &[Arc<T>] {
+            if wanted { items } else { &[] }
         }
+        let tools = only(&self.tools, kind == ListKind::Tools);
+        let prompts = only(&self.prompts, kind == ListKind::Prompts);
+        let resources = only(&self.resources, kind == ListKind::Resources);
+        let templates = only(&self.templates, kind == ListKind::Templates);
+        (tools.iter().map(|e| &e.requirement))
+            .chain(prompts.iter().map(|e| &e.requirement))
+            .chain(resources.iter().map(|e| &e.requirement))
+            .chain(templates.iter().map(|e| &e.requirement))
     }
 
     /// Every scope an entry requires, sorted, once each.
@@ -168,15 +174,8 @@ impl Catalog {
     /// its policy, or `default`, is to hide it): then every list of `kind` depends on who
     /// asks.
     pub(crate) fn may_hide(&self, kind: ListKind, default: ScopePolicy) -> bool {
-        // On every list request: no allocation, and nothing to do for open items.
-        let hides =
-            |r: &Requirement| !r.is_open() && r.policy.unwrap_or(default) == ScopePolicy::Hide;
-        match kind {
-            ListKind::Tools => self.tools.iter().any(|e| hides(&e.requirement)),
-            ListKind::Prompts => self.prompts.iter().any(|e| hides(&e.requirement)),
-            ListKind::Resources => self.resources.iter().any(|e| hides(&e.requirement)),
-            ListKind::Templates => self.templates.iter().any(|e| hides(&e.requirement)),
-        }
+        self.requirements(kind)
+            .any(|r| !r.is_open() && r.policy.unwrap_or(default) == ScopePolicy::Hide)
     }
 
     /// A catalog of the entries of `kind` that `visible` keeps (and nothing of the other
@@ -186,7 +185,7 @@ impl Catalog {
         kind: ListKind,
         visible: impl Fn(&Requirement) -> bool,
     ) -> Option<Self> {
-        let keep: Vec<bool> = self.requirements(kind).into_iter().map(&visible).collect();
+        let keep: Vec<bool> = self.requirements(kind).map(&visible).collect();
         if keep.iter().all(|k| *k) {
             return None;
         }
