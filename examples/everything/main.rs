@@ -483,7 +483,7 @@ struct Name {
 /// Greets the user by the name it asks them for.
 #[tool]
 async fn ask_name(ctx: Context) -> Result<String, ToolError> {
-    greet(ctx.elicit::<Name>("What is your name?").await?)
+    hello(ctx.elicit::<Name>("What is your name?").await?)
 }
 
 // --- Part 3: 2026-07-28 fixtures of the conformance suite (0.2.0) -----------------------------
@@ -505,10 +505,10 @@ async fn test_missing_capability(ctx: Context) -> Result<String, ToolError> {
 /// of its own on the response stream.
 #[tool]
 async fn test_streaming_elicitation(ctx: Context) -> Result<String, ToolError> {
-    greet(ctx.elicit::<Name>("What is your name?").await?)
+    hello(ctx.elicit::<Name>("What is your name?").await?)
 }
 
-fn greet(outcome: Elicitation<Name>) -> Result<String, ToolError> {
+fn hello(outcome: Elicitation<Name>) -> Result<String, ToolError> {
     Ok(match outcome {
         Elicitation::Accept(Name { name }) => format!("Hello, {name}!"),
         Elicitation::Decline | Elicitation::Cancel => "Hello, stranger!".to_owned(),
@@ -551,7 +551,7 @@ fn test_trigger_prompt_change(#[ctx] server: ServerHandle) -> Result<&'static st
 /// Greets the user by the name it asks for (input key `user_name`).
 #[tool]
 async fn test_input_required_result_elicitation(ctx: Context) -> Result<String, ToolError> {
-    greet(
+    hello(
         ctx.elicit::<Name>("What is your name?")
             .key("user_name")
             .await?,
@@ -616,7 +616,7 @@ async fn test_input_required_result_multiple_inputs(ctx: Context) -> Result<Stri
     );
     Ok(format!(
         "{} {} ({})",
-        greet(name?)?,
+        hello(name?)?,
         greeting?.content.as_text().unwrap_or_default(),
         root_list(&roots?)
     ))
@@ -664,7 +664,7 @@ async fn test_input_required_result_capabilities(ctx: Context) -> Result<String,
     let caps = ctx.client_capabilities();
     let mut answers = Vec::new();
     if caps.supports_elicitation_form() {
-        answers.push(greet(ctx.elicit::<Name>("What is your name?").await?)?);
+        answers.push(hello(ctx.elicit::<Name>("What is your name?").await?)?);
     }
     if caps.supports_sampling() {
         let answer = ctx.sample(question("Say hello.", 20)).await?;
@@ -697,6 +697,98 @@ async fn test_input_required_result_prompt(ctx: Context) -> Result<String, ToolE
         .accepted()
         .map_or_else(|| "anything".to_owned(), |c| c.context);
     Ok(format!("Write a short note about {about}."))
+}
+
+// --- Long-running tools (the Tasks extension) ------------------------------------------------
+
+/// Says hello (always inline: it is never a task).
+#[tool(read_only)]
+fn greet(
+    /// Who to greet.
+    name: String,
+) -> String {
+    format!("Hello, {name}!")
+}
+
+/// Works for `seconds` seconds (at most 600), reporting progress each second, then answers.
+/// A task when the client declared the Tasks extension; `tasks/cancel` stops it.
+#[tool(task)]
+async fn slow_compute(
+    ctx: Context,
+    /// How long to work, in seconds.
+    seconds: u64,
+    /// A label for the result.
+    label: Option<String>,
+) -> Result<String, ToolError> {
+    let seconds = seconds.min(600);
+    let label = label.unwrap_or_else(|| "slow_compute".to_owned());
+    for done in 0..seconds {
+        ctx.progress(done as f64, Some(seconds as f64), Some(&label))
+            .await;
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+    Ok(format!("{label}: done after {seconds} s"))
+}
+
+/// Fails after a second with a tool error (`isError`), and only ever runs as a task.
+#[tool(task = "required")]
+async fn failing_job() -> Result<String, ToolError> {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    Err(ToolError::new("failing_job failed, as it always does"))
+}
+
+/// Panics: its task fails with a protocol error.
+#[tool(task)]
+async fn protocol_error_job() -> String {
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    panic!("protocol_error_job crashed on purpose")
+}
+
+/// A yes-or-no answer to go ahead.
+#[derive(Deserialize, JsonSchema)]
+struct DeleteConfirmation {
+    /// Whether to go ahead.
+    confirm: bool,
+}
+
+/// Asks before deleting `filename` (nothing is deleted: it is a fixture); as a task, the
+/// question waits in the task's `inputRequests`.
+#[tool(task, destructive)]
+async fn confirm_delete(ctx: Context, filename: String) -> Result<String, ToolError> {
+    let answer = ctx
+        .elicit::<DeleteConfirmation>(format!("Delete {filename}?"))
+        .await?;
+    Ok(match answer {
+        Elicitation::Accept(DeleteConfirmation { confirm: true }) => format!("Deleted {filename}"),
+        _ => format!("Kept {filename}"),
+    })
+}
+
+/// Asks two questions at once (two `inputRequests` pending together), then answers both.
+#[tool(task)]
+async fn multi_input(ctx: Context) -> Result<String, ToolError> {
+    let (name, confirmation) = tokio::join!(
+        ctx.elicit::<Name>("What is your name?"),
+        ctx.elicit::<DeleteConfirmation>("Shall I go on?"),
+    );
+    let go_on = matches!(
+        confirmation?,
+        Elicitation::Accept(DeleteConfirmation { confirm: true })
+    );
+    Ok(format!("{} Going on: {go_on}.", hello(name?)?))
+}
+
+/// Asks the user's name as an ordinary request (input key `user_name`), then becomes a task
+/// (`cx.run_as_task()`) that greets them. Only runs as a task.
+#[tool(task = "required", task_start = "handler")]
+async fn test_tool_with_task(ctx: Context) -> Result<String, ToolError> {
+    let name = ctx
+        .elicit::<Name>("What is your name?")
+        .key("user_name")
+        .await?;
+    ctx.run_as_task().await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    hello(name)
 }
 
 fn json_schema_2020_12_tool() -> ToolSet {

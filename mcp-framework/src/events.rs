@@ -22,6 +22,20 @@ pub enum ChangeEvent {
     ResourcesChanged,
     /// The contents of a resource changed.
     ResourceUpdated(Arc<str>),
+    /// A task changed (the Tasks extension): for `notifications/tasks` on the listen
+    /// streams of its owner that asked for it.
+    TaskChanged(Arc<TaskEvent>),
+}
+
+/// A task's new state, as `notifications/tasks` carries it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskEvent {
+    /// The task's id.
+    pub id: Arc<str>,
+    /// The principal that owns it (`None` without authorization).
+    pub owner: Option<Arc<str>>,
+    /// The task as `tasks/get` would show it now (a `DetailedTask`, as JSON).
+    pub detail: Arc<str>,
 }
 
 /// Fans change events out to every subscriber.

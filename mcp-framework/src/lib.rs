@@ -44,6 +44,7 @@ mod peer;
 mod principal;
 mod schema;
 mod schema_profile;
+pub mod tasks;
 mod template;
 
 pub mod protocol;
@@ -53,7 +54,7 @@ pub use completion::{Completer, CompletionRequest, IntoCompletion, completer};
 pub use context::ask::{Ask, Elicitation};
 pub use context::{Context, FromContext, State};
 pub use error::{ContextError, Error, ToolError};
-pub use events::{ChangeEvent, EventBus, LocalBus};
+pub use events::{ChangeEvent, EventBus, LocalBus, TaskEvent};
 pub use future::BoxFuture;
 pub use location::Location;
 pub use mcp_macros::{prompt, resource, tool};
@@ -80,6 +81,7 @@ pub use runtime::handle::ServerHandle;
 pub use schema_profile::{SchemaProfile, SchemaRule, SchemaViolation};
 pub use server::Server;
 pub use server::builder::ServerBuilder;
+pub use tasks::{TaskConfig, TaskStart, TaskSupport};
 
 /// What the macros expand to. Not public API.
 #[doc(hidden)]
@@ -103,6 +105,7 @@ pub mod __private {
     pub use crate::registry::set::{PromptRegistration, ResourceRegistration, ToolRegistration};
     pub use crate::schema::{input_schema_for, schema_for};
     pub use crate::schema_profile::{SchemaProfile, SchemaRule};
+    pub use crate::tasks::{TaskStart, TaskSupport};
     #[cfg(feature = "inventory")]
     pub use inventory;
     pub use schemars;

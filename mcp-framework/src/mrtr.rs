@@ -292,7 +292,7 @@ impl Question {
     }
 
     /// The prefix of the question's key (`elicitation-1`).
-    fn kind(&self) -> &'static str {
+    pub(crate) fn kind(&self) -> &'static str {
         match self.request {
             InputRequest::Elicit(_) => "elicitation",
             InputRequest::CreateMessage(_) => "sampling",

@@ -11,14 +11,16 @@ use serde_json::Value;
 use crate::cache::{CachePolicy, ListKind, encode_cursor};
 use crate::catalog::Catalog;
 use crate::protocol::{
-    CacheScope, CallToolResult, CompleteResult, Completion, DiscoverResult, GetPromptResult, Icon,
-    InitializeResult, InputRequiredResult, JsonObject, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, ProtocolVersion,
-    ReadResourceResult, RequestId, ResourceContents, ResultType, SubscriptionsListenResult, Tool,
+    CacheScope, CallToolResult, CompleteResult, Completion, CreateTaskResult, DiscoverResult,
+    EmptyResult, GetPromptResult, GetTaskResult, Icon, InitializeResult, InputRequiredResult,
+    JsonObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, ProtocolVersion, ReadResourceResult, RequestId, ResourceContents, ResultType,
+    SubscriptionsListenResult, Tool,
 };
 use crate::registry::entry::ToolEntry;
 use crate::runtime::state::ServerInner;
 use crate::schema;
+use crate::tasks::TaskRecord;
 
 pub(crate) fn to_bytes(value: &impl Serialize) -> Bytes {
     Bytes::from(serde_json::to_vec(value).expect("protocol results serialize"))
@@ -282,6 +284,40 @@ pub(crate) fn input_required(server: &ServerInner, mut result: InputRequiredResu
 }
 
 /// The final result of a `subscriptions/listen` ended by the server.
+/// The answer to a call that became a task: `resultType: "task"` and the task's fields.
+pub(crate) fn task_created(server: &ServerInner, record: &TaskRecord) -> Bytes {
+    let task = record.detail();
+    let result = CreateTaskResult {
+        result_type: ResultType::Task,
+        task_id: task.task_id,
+        status: task.status,
+        status_message: task.status_message,
+        created_at: task.created_at,
+        last_updated_at: task.last_updated_at,
+        ttl_ms: task.ttl_ms,
+        poll_interval_ms: task.poll_interval_ms,
+        meta: with_server_info(server, None),
+    };
+    to_bytes(&result)
+}
+
+/// `tasks/get`: the task in detail.
+pub(crate) fn task_detail(server: &ServerInner, record: &TaskRecord) -> Bytes {
+    to_bytes(&GetTaskResult {
+        result_type: ResultType::Complete,
+        task: record.detail(),
+        meta: with_server_info(server, None),
+    })
+}
+
+/// The empty acknowledgement of a modern request (`tasks/update`, `tasks/cancel`).
+pub(crate) fn acknowledged(server: &ServerInner) -> Bytes {
+    to_bytes(&EmptyResult {
+        result_type: Some(ResultType::Complete),
+        meta: with_server_info(server, None),
+    })
+}
+
 pub(crate) fn listen_closed(server: &ServerInner, subscription_id: &RequestId) -> Bytes {
     let mut result = SubscriptionsListenResult::closed(subscription_id);
     result.meta = with_server_info(server, result.meta.take());

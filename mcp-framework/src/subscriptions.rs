@@ -11,13 +11,13 @@ use serde_json::value::RawValue;
 use tokio::sync::broadcast::{self, error::RecvError};
 
 use crate::admission::{Refusal, Slot};
-use crate::events::{ChangeEvent, uri_covers};
+use crate::events::{ChangeEvent, TaskEvent, uri_covers};
 use crate::peer::PeerId;
 use crate::protocol::jsonrpc::{Request, notification_message};
 use crate::protocol::{
     CancelledNotificationParams, ErrorObject, JsonObject, NotificationParams, RequestId,
     ResourceUpdatedNotificationParams, SubscriptionFilter,
-    SubscriptionsAcknowledgedNotificationParams, keys,
+    SubscriptionsAcknowledgedNotificationParams, TaskStatusNotificationParams, keys,
 };
 use crate::render;
 use crate::runtime::state::ServerInner;
@@ -28,6 +28,17 @@ struct ListenView {
     #[serde(default)]
     notifications: SubscriptionFilter,
 }
+
+/// What a listen request brings for `notifications/tasks`: whether it declared the Tasks
+/// extension, and who is asking (only a task's owner hears about it).
+#[derive(Debug, Default)]
+pub(crate) struct TaskListen {
+    pub(crate) declared: bool,
+    pub(crate) owner: Option<String>,
+}
+
+/// At most this many task ids per subscription.
+pub(crate) const MAX_TASK_IDS: usize = 100;
 
 /// What happens next on a subscription.
 #[derive(Debug)]
@@ -51,6 +62,8 @@ pub(crate) struct Listen {
     server: Arc<ServerInner>,
     /// When the server ends the subscription on its own (its maximum lifetime).
     deadline: Option<tokio::time::Instant>,
+    /// Whose tasks `notifications/tasks` may report.
+    owner: Option<String>,
     _slot: Slot,
     /// Counts the stream among the open ones while it lives.
     #[cfg(feature = "metrics")]
@@ -75,11 +88,22 @@ impl Listen {
         request: &Request,
         params: Option<&RawValue>,
         peer: Option<&PeerId>,
+        tasks: TaskListen,
     ) -> Result<Self, OpenError> {
         let view: ListenView =
             serde_json::from_str(params.map_or("{}", RawValue::get)).map_err(|e| {
                 OpenError::Params(ErrorObject::invalid_params(format!("Invalid params: {e}")))
             })?;
+        let wants_tasks = view
+            .notifications
+            .task_ids
+            .as_ref()
+            .is_some_and(|ids| !ids.is_empty());
+        if wants_tasks && !tasks.declared {
+            return Err(OpenError::Params(ErrorObject::missing_capability(
+                serde_json::json!({"extensions": {keys::TASKS_EXTENSION: {}}}),
+            )));
+        }
         let slot = server
             .listen_slots
             .admit(peer)
@@ -113,6 +137,15 @@ impl Listen {
                     .as_ref()
                     .is_some_and(|r| r.subscribe == Some(true))
             }),
+            task_ids: wanted
+                .task_ids
+                .filter(|ids| server.tasks.is_some() && !ids.is_empty())
+                .map(|mut ids| {
+                    ids.sort();
+                    ids.dedup();
+                    ids.truncate(MAX_TASK_IDS);
+                    ids
+                }),
         };
         Ok(Self {
             id: request.id.clone(),
@@ -124,6 +157,7 @@ impl Listen {
                 .listen
                 .max_lifetime
                 .map(|d| tokio::time::Instant::now() + d),
+            owner: tasks.owner,
             _slot: slot,
             #[cfg(feature = "metrics")]
             _counted: crate::telemetry::metrics::get().map(|m| m.listen_opened()),
@@ -178,10 +212,32 @@ impl Listen {
                     &params,
                 )));
             }
+            ChangeEvent::TaskChanged(task) => return self.task_notification(task),
             _ => return None,
         };
         let params = NotificationParams { meta: self.tag() };
         Some(Bytes::from(notification_message(method, &params)))
+    }
+
+    /// `notifications/tasks` for a task this subscription asked about, to its owner.
+    fn task_notification(&self, event: &TaskEvent) -> Option<Bytes> {
+        let asked = self
+            .filter
+            .task_ids
+            .as_ref()
+            .is_some_and(|ids| ids.binary_search_by(|id| (**id).cmp(&*event.id)).is_ok());
+        if !asked || event.owner.as_deref() != self.owner.as_deref() {
+            return None;
+        }
+        let task = serde_json::from_str(&event.detail).ok()?;
+        let params = TaskStatusNotificationParams {
+            task,
+            meta: self.tag(),
+        };
+        Some(Bytes::from(notification_message(
+            "notifications/tasks",
+            &params,
+        )))
     }
 
     /// Waits for the next thing to send.

@@ -60,6 +60,11 @@ mod parse;
 ///                                    expression, evaluated when the server is built;
 ///                                    repeatable, the first one outermost; see
 ///                                    `mcp_framework::middleware`)
+///     task                         calls may run as tasks (the Tasks extension) when the
+///                                    client declared it; `task = "required"`: only as tasks
+///                                    (others are refused with -32021)
+///     task_start = "handler"       the task starts when the handler awaits
+///                                    `cx.run_as_task()` (default: before it runs)
 ///     register = false             not collected automatically (add it with `tools![…]`)
 ///     schema = "standard"          the schema profile of this tool: "standard", "portable"
 ///                                    or "openai_strict" (default: the server's)

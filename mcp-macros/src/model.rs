@@ -13,6 +13,15 @@ pub(crate) struct ToolModel {
     pub(crate) func: FnModel,
     pub(crate) annotations: Annotations,
     pub(crate) schema: SchemaModel,
+    pub(crate) task: TaskModel,
+}
+
+/// `task`, `task = "…"` and `task_start = "…"`: the runtime's `TaskSupport` and `TaskStart`
+/// variants (`None`: the runtime's default).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TaskModel {
+    pub(crate) support: Option<&'static str>,
+    pub(crate) start: Option<&'static str>,
 }
 
 /// Everything a `#[prompt]` expands from.

@@ -64,6 +64,7 @@ pub fn post(r: &Running, body: &Value) -> reqwest::RequestBuilder {
         let name = match m {
             "tools/call" | "prompts/get" => body.pointer("/params/name"),
             "resources/read" => body.pointer("/params/uri"),
+            "tasks/get" | "tasks/update" | "tasks/cancel" => body.pointer("/params/taskId"),
             _ => None,
         };
         if let Some(n) = name.and_then(Value::as_str) {

@@ -254,6 +254,26 @@ impl<'a, T: Send + 'static> std::future::IntoFuture for Ask<'a, T> {
                 cx.fail(ErrorObject::missing_capability(required)).await;
             }
             let question = Question::new(self.request);
+            // In a task, a question waits among the task's `inputRequests`.
+            if let (Some(slot), Some(live)) = (&cx.inner.task, cx.live_task()) {
+                let request = serde_json::to_value(&question.request).expect("questions serialize");
+                let answer = slot
+                    .tasks
+                    .ask(live, self.key, question.kind(), request)
+                    .await;
+                return match answer {
+                    Ok(answer) => match (self.read)(answer) {
+                        Ok(v) => Ok(v),
+                        Err(reason) => {
+                            cx.fail(ErrorObject::invalid_params(format!(
+                                "Invalid inputResponses: {reason}"
+                            )))
+                            .await
+                        }
+                    },
+                    Err(e) => cx.fail(e).await,
+                };
+            }
             match &cx.inner.asker {
                 Asker::Mrtr(round) => {
                     let asked = round.lock().expect("round lock").ask(question, self.key);

@@ -30,6 +30,7 @@ use crate::protocol::{
 use crate::runtime::handle::ServerHandle;
 use crate::runtime::state::ServerInner;
 use crate::session::legacy::LegacySession;
+use crate::tasks::live::{LiveTask, TaskSlot};
 
 /// How this request may ask the client for input.
 #[derive(Debug)]
@@ -74,6 +75,8 @@ pub(crate) struct ContextInner {
     /// Why the handler was stopped, when it was stopped by an error.
     pub(crate) fatal: Mutex<Option<ErrorObject>>,
     pub(crate) suspend_flag: AtomicBool,
+    /// The task this call is or may become (the Tasks extension).
+    pub(crate) task: Option<Arc<TaskSlot>>,
 }
 
 /// The request a handler is serving. Cheap to clone; take it as a parameter of a
@@ -251,6 +254,40 @@ impl Context {
         }
     }
 
+    /// The task this call runs as (the Tasks extension), if it is one.
+    pub(crate) fn live_task(&self) -> Option<&Arc<LiveTask>> {
+        self.inner.task.as_ref().and_then(|slot| slot.live())
+    }
+
+    /// The id of the task this call runs as, if it is one: a tool that allows tasks
+    /// ([`TaskSupport`](crate::TaskSupport)) called by a client that declared the Tasks
+    /// extension.
+    pub fn task_id(&self) -> Option<&str> {
+        self.live_task().map(|live| &*live.id)
+    }
+
+    /// Turns this call into a task now, for a tool whose handler starts its task
+    /// ([`TaskStart::Handler`](crate::TaskStart::Handler)): the request is answered with
+    /// the task (a `CreateTaskResult`), and the handler goes on; its result becomes the
+    /// task's. Questions asked before this are rounds of the request; questions after it
+    /// are the task's `inputRequests`. Returns whether the call is a task: `false` when
+    /// the client did not declare the extension, the tool does not allow tasks, or the
+    /// server could not keep another task (the call then goes on as an ordinary request).
+    pub async fn run_as_task(&self) -> bool {
+        match &self.inner.task {
+            Some(slot) => slot.promote().await,
+            None => false,
+        }
+    }
+
+    /// Sets the status message of the task this call runs as (what `tasks/get` shows in
+    /// `statusMessage`); does nothing when it is not a task.
+    pub async fn set_status_message(&self, message: impl Into<String>) {
+        if let (Some(slot), Some(live)) = (&self.inner.task, self.live_task()) {
+            slot.tasks.report(live, Some(message.into())).await;
+        }
+    }
+
     /// Whether the client asked for progress (sent a `progressToken`).
     pub fn wants_progress(&self) -> bool {
         self.inner.progress_token.is_some()
@@ -260,7 +297,8 @@ impl Context {
         let Some(sink) = &self.inner.sink else {
             return false;
         };
-        if self.inner.cancel.is_cancelled() {
+        // A task's request has been answered: nothing streams for it any more.
+        if self.inner.cancel.is_cancelled() || self.live_task().is_some() {
             return false;
         }
         sink.send(Bytes::from(notification_message(method, params)))
@@ -268,8 +306,21 @@ impl Context {
     }
 
     /// Reports progress; sent only when the request carried a `progressToken` (which is
-    /// echoed unchanged). `progress` should increase with every call.
+    /// echoed unchanged). `progress` should increase with every call. In a task, which
+    /// streams nothing, it becomes the task's status message (`"3/10: copying"`).
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        if self.live_task().is_some() {
+            let mut status = match total {
+                Some(total) => format!("{progress}/{total}"),
+                None => progress.to_string(),
+            };
+            if let Some(message) = message {
+                status.push_str(": ");
+                status.push_str(message);
+            }
+            self.set_status_message(status).await;
+            return;
+        }
         let Some(token) = &self.inner.progress_token else {
             return;
         };
@@ -293,7 +344,11 @@ impl Context {
 
     fn log_message(&self, level: LoggingLevel, logger: Option<&str>, data: Value) -> Option<Bytes> {
         let min = self.log_level()?;
-        if level < min || self.inner.sink.is_none() || self.inner.cancel.is_cancelled() {
+        if level < min
+            || self.inner.sink.is_none()
+            || self.inner.cancel.is_cancelled()
+            || self.live_task().is_some()
+        {
             return None;
         }
         let params = LoggingMessageNotificationParams {

@@ -1,7 +1,8 @@
 //! The three methods that run a handler: `tools/call`, `prompts/get` and `resources/read`.
 //! Each finds its entry in the catalog, checks and converts the arguments, runs the handler
-//! (through the middleware stacks when there are layers, see [`middleware`]) and renders
-//! its outcome for the request's era.
+//! (through the middleware stacks when there are layers, see [`middleware`]; a tool in
+//! [`tool`](super::tool), inline or as a task) and renders its outcome for the request's
+//! era.
 
 use std::sync::Arc;
 
@@ -13,20 +14,20 @@ use super::era::Era;
 use super::item::{check_prompt_arguments, invalid_tool_arguments, resource_request};
 use super::reply::Reply;
 use super::run::{Invocation, as_handler, execute, prepare, read};
+use super::task;
+use super::tool::{ToolRun, run_tool};
 use super::views::{CallView, GetPromptView, ReadView, check_uri, parse};
 use crate::middleware::{self, Call, CallOutput, Item, Method};
-use crate::outcome::{coerce_strings, error_result};
+use crate::outcome::coerce_strings;
 use crate::principal::{Access, Requirement};
 use crate::protocol::jsonrpc::Request;
 use crate::protocol::{
-    CacheScope, CallToolResult, ErrorObject, GetPromptResult, ProtocolVersion, ResourceContents,
-    codes,
+    CacheScope, ErrorObject, GetPromptResult, ProtocolVersion, ResourceContents, codes,
 };
-use crate::registry::entry::{ResourceEntry, TemplateEntry, ToolEntry};
+use crate::registry::entry::{ResourceEntry, TemplateEntry};
 use crate::render;
-use crate::runtime::config::OutputValidation;
 use crate::runtime::state::ServerInner;
-use crate::telemetry;
+use crate::tasks::TaskSupport;
 
 pub(super) async fn call_tool(
     server: &Arc<ServerInner>,
@@ -70,72 +71,21 @@ pub(super) async fn call_tool(
     if !layered && let Some(result) = invalid_tool_arguments(&entry, &arguments) {
         return Reply::Result(render::tool_result(server, version, &entry, result));
     }
-    let invocation = Invocation {
-        method: Method::ToolsCall,
-        name: &entry.tool.name,
-        arguments: &arguments,
+    let run = ToolRun {
+        name: view.name,
+        arguments,
         request_state: view.request_state,
         input_responses: view.input_responses,
+        layered,
     };
-    let prepared = match prepare(server, request.id, era, carrier, invocation, layered) {
-        Ok(p) => p,
-        Err(e) => return Reply::error(e),
-    };
-    let done = |outcome: Result<CallToolResult, ErrorObject>| match outcome {
-        Ok(result) => match honest(server, &entry, result) {
-            Ok(result) => {
-                if result.is_error == Some(true) {
-                    telemetry::tool_error();
-                }
-                Reply::Result(render::tool_result(server, version, &entry, result))
-            }
-            Err(e) => Reply::error(e),
-        },
-        Err(e) => Reply::error(e),
-    };
-    if layered {
-        let call = Call::new(
-            Method::ToolsCall,
-            view.name,
-            arguments,
-            prepared.cx.clone(),
-            entry.clone(),
-        );
-        let stack = middleware::serve(server.middleware.as_ref(), call);
-        execute(server, &prepared, stack, |answer| {
-            read(server, &prepared, answer, CallOutput::into_tool).map_or_else(|r| r, done)
-        })
-        .await
-    } else {
-        let fut = (entry.call)(arguments, prepared.cx.clone());
-        let fut = as_handler(&prepared.cx, Method::ToolsCall, &entry.tool.name, fut);
-        execute(server, &prepared, fut, done).await
+    if entry.task.support != TaskSupport::Forbidden {
+        // Boxed: the task path's state stays out of every other call's future.
+        return Box::pin(task::call_tool(
+            server, entry, request.id, era, carrier, run,
+        ))
+        .await;
     }
-}
-
-/// A result whose `structuredContent` does not match the tool's output schema, as the
-/// server's [`OutputValidation`] says: sent anyway, or logged and replaced by a tool error
-/// or a protocol error.
-fn honest(
-    server: &ServerInner,
-    entry: &ToolEntry,
-    result: CallToolResult,
-) -> Result<CallToolResult, ErrorObject> {
-    let validation = server.config.output_validation;
-    if validation == OutputValidation::Off {
-        return Ok(result);
-    }
-    let Err(problems) = entry.check_output(&result) else {
-        return Ok(result);
-    };
-    let name = &entry.tool.name;
-    tracing::error!(tool = %name, %problems, "the tool's result does not match its outputSchema");
-    let message =
-        format!("the result of tool `{name}` does not match its outputSchema: {problems}");
-    match validation {
-        OutputValidation::InternalError => Err(ErrorObject::internal(message)),
-        _ => Ok(error_result(message)),
-    }
+    run_tool(server, &entry, request.id, era, carrier, run, None).await
 }
 
 /// Prompt arguments arrive as strings (other JSON values are taken as their text).
@@ -189,7 +139,7 @@ pub(super) async fn get_prompt(
         request_state: view.request_state,
         input_responses: view.input_responses,
     };
-    let prepared = match prepare(server, request.id, era, carrier, invocation, layered) {
+    let prepared = match prepare(server, request.id, era, carrier, invocation, layered, None) {
         Ok(p) => p,
         Err(e) => return Reply::error(e),
     };
@@ -295,7 +245,7 @@ pub(super) async fn read_resource(
         request_state: view.request_state,
         input_responses: view.input_responses,
     };
-    let prepared = match prepare(server, request.id, era, carrier, invocation, layered) {
+    let prepared = match prepare(server, request.id, era, carrier, invocation, layered, None) {
         Ok(p) => p,
         Err(e) => return Reply::error(e),
     };

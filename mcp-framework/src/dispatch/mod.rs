@@ -14,6 +14,8 @@ mod era;
 mod item;
 mod reply;
 mod run;
+mod task;
+mod tool;
 mod views;
 
 use std::sync::Arc;
@@ -38,7 +40,7 @@ use crate::protocol::{CancelledNotificationParams, ErrorObject, LoggingLevel};
 use crate::render;
 use crate::runtime::state::ServerInner;
 use crate::session::legacy::{LegacySession, MAX_SUBSCRIPTIONS};
-use crate::subscriptions::{Listen, OpenError};
+use crate::subscriptions::{Listen, OpenError, TaskListen};
 use crate::telemetry;
 use crate::telemetry::propagation::TraceContext;
 use crate::telemetry::span::Transport;
@@ -154,8 +156,16 @@ async fn route(
         "prompts/get" => call::get_prompt(server, request, era, carrier).await,
         "resources/read" => call::read_resource(server, request, era, carrier).await,
         "completion/complete" => complete::complete(server, &era, params).await,
+        "tasks/get" | "tasks/update" | "tasks/cancel" if !legacy && server.tasks.is_some() => {
+            let tasks = server.tasks.as_ref().expect("tasks");
+            Box::pin(task::method(server, tasks, method, &era, &carrier, params)).await
+        }
         "subscriptions/listen" if !legacy && server.config.listen.enabled => {
-            match Listen::open(server, &request, params, carrier.peer.as_ref()) {
+            let tasks = TaskListen {
+                declared: task::declared(&era),
+                owner: carrier.principal().map(|p| p.subject().to_owned()),
+            };
+            match Listen::open(server, &request, params, carrier.peer.as_ref(), tasks) {
                 Ok(listen) => Reply::Listen(Box::new(listen)),
                 Err(OpenError::Params(e)) => Reply::bad(e),
                 Err(OpenError::Refused(Refusal::PeerFull(e))) => Reply::Error(e, Failure::Busy),

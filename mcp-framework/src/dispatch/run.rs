@@ -25,6 +25,7 @@ use crate::mrtr::{Binding, Round, digest};
 use crate::protocol::{ErrorObject, InputRequiredResult, RequestId, codes};
 use crate::render;
 use crate::runtime::state::ServerInner;
+use crate::tasks::live::TaskSlot;
 use crate::telemetry;
 
 /// What a handler is called for: the method, the item's name (a resource's URI), its
@@ -60,7 +61,7 @@ impl Prepared<'_> {
 
 /// Builds the handler's context: MRTR rounds on modern requests (the state opened and
 /// checked against this request), the session on legacy ones, nothing to ask otherwise.
-/// `layered`: the call runs through middleware.
+/// `layered`: the call runs through middleware; `task`: the task it is or may become.
 pub(super) fn prepare<'a>(
     server: &Arc<ServerInner>,
     id: RequestId,
@@ -68,6 +69,7 @@ pub(super) fn prepare<'a>(
     carrier: Carrier,
     call: Invocation<'a, '_>,
     layered: bool,
+    task: Option<Arc<TaskSlot>>,
 ) -> Result<Prepared<'a>, ErrorObject> {
     let (asker, binding) = if let Some(session) = &era.session {
         (Asker::Legacy(session.clone()), None)
@@ -115,6 +117,7 @@ pub(super) fn prepare<'a>(
         suspended: Notify::new(),
         fatal: Mutex::new(None),
         suspend_flag: AtomicBool::new(false),
+        task,
     });
     Ok(Prepared {
         cx,
@@ -134,7 +137,7 @@ enum Run<T> {
     Panicked(String),
 }
 
-pub(super) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     payload
         .downcast_ref::<&str>()
         .map(|s| (*s).to_owned())

@@ -21,6 +21,8 @@ pub mod keys {
     pub const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
     /// Correlates a notification with its `subscriptions/listen` request.
     pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+    /// The Tasks extension (`capabilities.extensions`, client and server).
+    pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
     /// Opts a request into progress notifications.
     pub const PROGRESS_TOKEN: &str = "progressToken";
 }

@@ -22,6 +22,7 @@ pub mod result;
 pub mod roots;
 pub mod sampling;
 pub mod subscriptions;
+pub mod tasks;
 pub mod tools;
 pub mod version;
 
@@ -45,5 +46,6 @@ pub use result::*;
 pub use roots::*;
 pub use sampling::*;
 pub use subscriptions::*;
+pub use tasks::*;
 pub use tools::*;
 pub use version::ProtocolVersion;

@@ -22,6 +22,9 @@ pub enum ResultType {
     /// The server needs more input: the result is an
     /// [`InputRequiredResult`](super::mrtr::InputRequiredResult).
     InputRequired,
+    /// The request runs as a task (the Tasks extension): the result is a
+    /// [`CreateTaskResult`](super::tasks::CreateTaskResult) to poll with `tasks/get`.
+    Task,
 }
 
 impl ResultType {
@@ -30,6 +33,7 @@ impl ResultType {
         match self {
             Self::Complete => "complete",
             Self::InputRequired => "input_required",
+            Self::Task => "task",
         }
     }
 }

@@ -25,6 +25,9 @@ pub struct SubscriptionFilter {
     /// `notifications/resources/updated` for these resource URIs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resource_subscriptions: Option<Vec<String>>,
+    /// `notifications/tasks` for these tasks (the Tasks extension).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_ids: Option<Vec<String>>,
 }
 
 /// Params of `subscriptions/listen`.

@@ -17,6 +17,7 @@ use crate::middleware::{BoxError, Call, CallOutput, CallService, Layers};
 use crate::principal::Requirement;
 use crate::protocol::{CacheScope, Icon, JsonObject, ToolAnnotations};
 use crate::schema_profile::{SchemaProfile, SchemaRule};
+use crate::tasks::{TaskStart, TaskSupport};
 
 /// The builder methods every kind of definition has.
 macro_rules! shared_builders {
@@ -120,7 +121,15 @@ pub struct ToolDefinition {
     pub(crate) schema_profile: Option<SchemaProfile>,
     /// Rules of the profile this tool breaks knowingly.
     pub(crate) allowed: Vec<SchemaRule>,
+    pub(crate) task: TaskMode,
     pub(crate) location: Location,
+}
+
+/// Whether, and from when, a tool runs as a task.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct TaskMode {
+    pub(crate) support: TaskSupport,
+    pub(crate) start: TaskStart,
 }
 
 impl ToolDefinition {
@@ -142,8 +151,30 @@ impl ToolDefinition {
             requirement: Requirement::default(),
             schema_profile: None,
             allowed: Vec::new(),
+            task: TaskMode::default(),
             location: Location::RUNTIME,
         }
+    }
+
+    /// Lets calls run as tasks (the Tasks extension): with [`TaskSupport::Optional`] a
+    /// call from a client that declared the extension becomes a task, with
+    /// [`TaskSupport::Required`] a call from one that did not is refused (`-32021`).
+    /// `#[tool(task)]` and `#[tool(task = "required")]` call it. A server with such a tool
+    /// keeps tasks ([`ServerBuilder::tasks`](crate::ServerBuilder::tasks)) and declares the
+    /// extension.
+    #[must_use]
+    pub fn task(mut self, support: TaskSupport) -> Self {
+        self.task.support = support;
+        self
+    }
+
+    /// When a call that becomes a task does: before the handler runs (the default), or
+    /// when it awaits [`Context::run_as_task`](crate::Context::run_as_task)
+    /// (`#[tool(task_start = "handler")]`).
+    #[must_use]
+    pub fn task_start(mut self, start: TaskStart) -> Self {
+        self.task.start = start;
+        self
     }
 
     /// JSON Schema of `structuredContent`.

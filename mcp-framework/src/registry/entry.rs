@@ -10,7 +10,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::definition::{
-    CacheOverride, PromptDefinition, ResourceDefinition, ResourceShape, ToolDefinition,
+    CacheOverride, PromptDefinition, ResourceDefinition, ResourceShape, TaskMode, ToolDefinition,
 };
 use super::handler::{PromptFn, ReadFn, ToolFn};
 use super::set::{PromptSet, ResourceSet, ToolSet};
@@ -55,6 +55,8 @@ pub(crate) struct ToolEntry {
     pub(crate) layers: Option<CallService>,
     /// The scopes a caller needs.
     pub(crate) requirement: Requirement,
+    /// Whether, and from when, it runs as a task.
+    pub(crate) task: TaskMode,
     pub(crate) location: Location,
 }
 
@@ -184,6 +186,7 @@ impl ToolEntry {
             call,
             layers: def.layers.build(Run),
             requirement: def.requirement,
+            task: def.task,
             location: def.location,
         })
     }

@@ -17,6 +17,7 @@ use crate::middleware::CallService;
 use crate::mrtr::Sealer;
 use crate::protocol::{Implementation, JsonObject, ServerCapabilities};
 use crate::registry::entry::ToolRules;
+use crate::tasks::live::Tasks;
 
 /// Shared state of a server.
 pub(crate) struct ServerInner {
@@ -40,6 +41,8 @@ pub(crate) struct ServerInner {
     pub(crate) listen_slots: Arc<Admission>,
     /// The server-wide middleware layers over [`Route`](crate::middleware::Route), if any.
     pub(crate) middleware: Option<CallService>,
+    /// The tasks (the Tasks extension), when any tool may run as one.
+    pub(crate) tasks: Option<Arc<Tasks>>,
 }
 
 /// Values registered with [`ServerBuilder::state`](crate::ServerBuilder::state), by type.

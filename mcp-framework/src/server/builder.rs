@@ -28,6 +28,8 @@ use crate::runtime::config::HttpConfig;
 use crate::runtime::config::{Config, ListenConfig, OutputValidation};
 use crate::runtime::state::{ServerInner, StateMap};
 use crate::schema_profile::SchemaProfile;
+use crate::tasks::live::Tasks;
+use crate::tasks::{MemoryTaskStore, TaskConfig, TaskStore, TaskSupport};
 
 /// Builds a [`Server`].
 #[must_use]
@@ -47,6 +49,8 @@ pub struct ServerBuilder {
     bus: Option<Arc<dyn EventBus>>,
     app_state: StateMap,
     layers: Layers,
+    tasks: Option<TaskConfig>,
+    task_store: Option<Arc<dyn TaskStore>>,
 }
 
 impl fmt::Debug for ServerBuilder {
@@ -81,6 +85,8 @@ impl Server {
             bus: None,
             app_state: StateMap::new(),
             layers: Layers::default(),
+            tasks: None,
+            task_store: None,
         }
     }
 }
@@ -268,6 +274,26 @@ impl ServerBuilder {
         self
     }
 
+    /// Keeps tasks (the Tasks extension) with these bounds and timings. A server with a
+    /// tool that allows tasks ([`ToolDefinition::task`](crate::ToolDefinition::task),
+    /// `#[tool(task)]`) keeps them with [`TaskConfig::default`] without this; either way
+    /// it declares `io.modelcontextprotocol/tasks` and answers `tasks/get`,
+    /// `tasks/update` and `tasks/cancel`. Tools added at run time can run as tasks only
+    /// on a server that keeps them.
+    pub fn tasks(mut self, config: TaskConfig) -> Self {
+        self.tasks = Some(config);
+        self
+    }
+
+    /// Keeps tasks in `store` instead of the bounded in-memory default
+    /// ([`MemoryTaskStore`](crate::tasks::MemoryTaskStore) of
+    /// [`TaskConfig::max_tasks`]); implies [`tasks`](Self::tasks). A store shared between
+    /// replicas lets any of them answer for a task.
+    pub fn task_store(mut self, store: impl TaskStore) -> Self {
+        self.task_store = Some(Arc::new(store));
+        self
+    }
+
     /// Plugs in a change-event bus (default: in-process).
     pub fn event_bus(mut self, bus: impl EventBus) -> Self {
         self.bus = Some(Arc::new(bus));
@@ -360,6 +386,17 @@ impl ServerBuilder {
         #[cfg(feature = "http")]
         crate::transport::http::check_config(&self.config.http)
             .map_err(|e| Error::Config(e.to_string()))?;
+        let keeps_tasks = self.tasks.is_some()
+            || self.task_store.is_some()
+            || catalog
+                .tools
+                .iter()
+                .any(|t| t.task.support != TaskSupport::Forbidden);
+        let extensions = keeps_tasks.then(|| {
+            let mut e = JsonObject::new();
+            e.insert(keys::TASKS_EXTENSION.into(), serde_json::json!({}));
+            e
+        });
         // Change notifications need a stream to travel on: without listen there is none.
         let streams = self.config.listen.enabled.then_some(true);
         let capabilities = ServerCapabilities {
@@ -376,7 +413,7 @@ impl ServerBuilder {
             completions: Some(JsonObject::new()),
             logging: Some(JsonObject::new()),
             experimental: None,
-            extensions: None,
+            extensions,
         };
         let mut server_info_meta = JsonObject::new();
         server_info_meta.insert(
@@ -388,13 +425,21 @@ impl ServerBuilder {
             self.previous_state_keys,
             self.state_ttl,
         );
+        let bus = self.bus.unwrap_or_else(|| Arc::new(LocalBus::default()));
+        let tasks = keeps_tasks.then(|| {
+            let config = self.tasks.unwrap_or_default();
+            let store = self
+                .task_store
+                .unwrap_or_else(|| Arc::new(MemoryTaskStore::new(config.max_tasks)));
+            Arc::new(Tasks::new(store, config, bus.clone()))
+        });
         let inner = ServerInner {
             info: self.info,
             instructions: self.instructions,
             capabilities,
             catalog: ArcSwap::from_pointee(catalog),
             change_lock: Mutex::new(()),
-            bus: self.bus.unwrap_or_else(|| Arc::new(LocalBus::default())),
+            bus,
             sealer,
             server_info_meta,
             discover_bytes: OnceLock::new(),
@@ -406,6 +451,7 @@ impl ServerBuilder {
                 self.config.listen.max_streams_per_peer,
             )),
             middleware: self.layers.build(Route),
+            tasks,
             config: self.config,
         };
         Ok(Server::from_inner(inner))

@@ -296,6 +296,8 @@ fn spawn_forwarder(mut rx: broadcast::Receiver<ChangeEvent>, session: &Arc<Legac
                             .await;
                     }
                 }
+                // Tasks are not part of the legacy revisions.
+                Ok(_) => {}
                 // Fell behind: tell the client everything may have changed.
                 Err(RecvError::Lagged(_)) => {
                     for kind in ["tools", "prompts", "resources"] {

@@ -8,7 +8,7 @@ use super::{
     args_ident, args_struct, assemble, call, common_builder, cx_param, future, location,
     output_span, use_private,
 };
-use crate::model::{Annotations, SchemaModel, ToolModel};
+use crate::model::{Annotations, SchemaModel, TaskModel, ToolModel};
 
 pub(crate) fn tool(model: &ToolModel) -> TokenStream {
     let ToolModel {
@@ -16,6 +16,7 @@ pub(crate) fn tool(model: &ToolModel) -> TokenStream {
         func,
         annotations,
         schema,
+        task,
     } = model;
     let ident = &func.ident;
     let name = &common.name;
@@ -25,6 +26,7 @@ pub(crate) fn tool(model: &ToolModel) -> TokenStream {
     let builder = common_builder(common);
     let annotations = annotations_builder(annotations);
     let schema_options = schema_builder(schema);
+    let task_options = task_builder(*task);
     let warnings = warnings(schema);
     let location = location();
     let (lets, call) = call(func);
@@ -89,6 +91,7 @@ pub(crate) fn tool(model: &ToolModel) -> TokenStream {
                     .output_schema(__mcp_output().schema.map(|__mcp_schema| __mcp_schema()))
                     #annotations
                     #schema_options
+                    #task_options
                     #location
             }
 
@@ -105,6 +108,20 @@ pub(crate) fn tool(model: &ToolModel) -> TokenStream {
         #warnings
     };
     assemble(func, &inner)
+}
+
+/// `.task(…)` and `.task_start(…)`.
+fn task_builder(task: TaskModel) -> TokenStream {
+    let mut out = TokenStream::new();
+    if let Some(support) = task.support {
+        let variant = format_ident!("{support}");
+        out.extend(quote!(.task(__mcp::TaskSupport::#variant)));
+    }
+    if let Some(start) = task.start {
+        let variant = format_ident!("{start}");
+        out.extend(quote!(.task_start(__mcp::TaskStart::#variant)));
+    }
+    out
 }
 
 /// `.schema_profile(…)` and `.allow(…)`.

@@ -10,7 +10,7 @@ use super::schema::{NameSource, SchemaArgs, lint};
 use super::{
     CommonArgs, Errors, Kind, LayerExpr, ScopeList, TextExpr, common, parse_args, parse_item,
 };
-use crate::model::{Annotations, ToolModel};
+use crate::model::{Annotations, TaskModel, ToolModel};
 
 /// The arguments of `#[tool(…)]`.
 #[derive(FromMeta)]
@@ -30,10 +30,59 @@ struct ToolArgs {
     scopes: Option<ScopeList>,
     hidden: darling::util::Flag,
     register: Option<bool>,
+    task: Option<TaskArg>,
+    task_start: Option<LitStr>,
     schema: Option<LitStr>,
     allow: Option<PathList>,
     #[darling(rename = "crate")]
     krate: Option<Path>,
+}
+
+/// `task` (a flag: tasks allowed), `task = "optional"` or `task = "required"`.
+struct TaskArg(&'static str);
+
+impl FromMeta for TaskArg {
+    fn from_word() -> darling::Result<Self> {
+        Ok(Self("Optional"))
+    }
+
+    fn from_string(value: &str) -> darling::Result<Self> {
+        match value {
+            "optional" => Ok(Self("Optional")),
+            "required" => Ok(Self("Required")),
+            other => Err(darling::Error::custom(format!(
+                "unknown task support {other:?}: use `task` (or `task = \"optional\"`) or `task = \"required\"`"
+            ))),
+        }
+    }
+}
+
+/// `task_start = "…"`, checked against `task`.
+fn task_start(
+    start: Option<&LitStr>,
+    task: Option<&TaskArg>,
+    acc: &mut Errors,
+) -> Option<&'static str> {
+    let lit = start?;
+    let variant = match lit.value().as_str() {
+        "immediately" => "Immediately",
+        "handler" => "Handler",
+        other => {
+            acc.push(syn::Error::new(
+                lit.span(),
+                format!("unknown task start {other:?}: use \"immediately\" or \"handler\""),
+            ));
+            return None;
+        }
+    };
+    if task.is_none() {
+        acc.push(syn::Error::new(
+            lit.span(),
+            "`task_start` needs `task` (or `task = \"required\"`): this tool never runs as a task",
+        ));
+        return None;
+    }
+    Some(variant)
 }
 
 /// Tool names: 1 to 128 of `A-Z a-z 0-9 _ - .`.
@@ -65,6 +114,10 @@ pub(crate) fn tool(args: TokenStream, item: TokenStream) -> syn::Result<ToolMode
         destructive: args.destructive,
         idempotent: args.idempotent,
         open_world: args.open_world,
+    };
+    let task = TaskModel {
+        support: args.task.as_ref().map(|t| t.0),
+        start: task_start(args.task_start.as_ref(), args.task.as_ref(), &mut acc),
     };
     let name_lit = args.name.clone();
     let common = common(
@@ -103,6 +156,7 @@ pub(crate) fn tool(args: TokenStream, item: TokenStream) -> syn::Result<ToolMode
         func,
         annotations,
         schema,
+        task,
     })
 }
 

@@ -1,6 +1,8 @@
 //! The request-metadata headers of a 2026-07-28 request against its body:
 //! `MCP-Protocol-Version`, `Mcp-Method` and, for `tools/call`, `prompts/get` and
-//! `resources/read`, `Mcp-Name` (base64-decoded); a missing or different one is `-32020`
+//! `resources/read` (and the Tasks extension's `tasks/get`, `tasks/update` and
+//! `tasks/cancel`, whose `Mcp-Name` is the task id, so that load balancers can route by
+//! task), `Mcp-Name` (base64-decoded); a missing or different one is `-32020`
 //! (`HeaderMismatch`). The `Mcp-Param-*` headers are checked by dispatch, which knows the
 //! tool.
 
@@ -17,6 +19,8 @@ struct NameView {
     name: Option<String>,
     #[serde(default)]
     uri: Option<String>,
+    #[serde(default, rename = "taskId")]
+    task_id: Option<String>,
 }
 
 fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Result<Option<&'a str>, ErrorObject> {
@@ -59,14 +63,15 @@ pub(crate) fn check_standard_headers(
         Some(_) => {}
     }
     let body_name = match request.method.as_str() {
-        "tools/call" | "prompts/get" | "resources/read" => {
+        "tools/call" | "prompts/get" | "resources/read" | "tasks/get" | "tasks/update"
+        | "tasks/cancel" => {
             let view: NameView =
                 serde_json::from_str(request.params.as_deref().map_or("{}", |p| p.get()))
                     .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))?;
-            if request.method == "resources/read" {
-                view.uri
-            } else {
-                view.name
+            match request.method.as_str() {
+                "resources/read" => view.uri,
+                "tools/call" | "prompts/get" => view.name,
+                _ => view.task_id,
             }
         }
         _ => return Ok(()),

@@ -1,0 +1,243 @@
+//! The Tasks extension in dispatch: a `tools/call` that becomes a task (created before its
+//! handler runs, or when the handler asks for it), the handler run detached from the
+//! request that started it, and `tasks/get`, `tasks/update` and `tasks/cancel`.
+
+use std::sync::Arc;
+
+use serde_json::value::RawValue;
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use super::carrier::Carrier;
+use super::era::Era;
+use super::reply::{Failure, Reply};
+use super::tool::{ToolRun, run_tool};
+use super::views::parse;
+use crate::protocol::{ErrorObject, RequestId, TaskIdParams, UpdateTaskParams, codes, keys};
+use crate::registry::entry::ToolEntry;
+use crate::render;
+use crate::runtime::state::ServerInner;
+use crate::tasks::live::{Finish, TaskSlot, Tasks};
+use crate::tasks::{TaskStart, TaskSupport};
+
+/// `-32021` naming the extension.
+fn extension_required() -> ErrorObject {
+    ErrorObject::missing_capability(serde_json::json!({
+        "extensions": {keys::TASKS_EXTENSION: {}}
+    }))
+}
+
+/// Whether the request declared the Tasks extension (only 2026-07-28 requests can: the
+/// extension does not exist for the legacy revisions).
+pub(super) fn declared(era: &Era) -> bool {
+    era.version.is_modern()
+        && era
+            .caps
+            .extensions
+            .as_ref()
+            .is_some_and(|e| e.contains_key(keys::TASKS_EXTENSION))
+}
+
+/// A `tools/call` of a tool that allows tasks.
+pub(super) async fn call_tool(
+    server: &Arc<ServerInner>,
+    entry: Arc<ToolEntry>,
+    id: RequestId,
+    era: Era,
+    carrier: Carrier,
+    run: ToolRun,
+) -> Reply {
+    let tasks = server.tasks.clone().filter(|_| declared(&era));
+    let Some(tasks) = tasks else {
+        if entry.task.support == TaskSupport::Required {
+            return Reply::bad(extension_required());
+        }
+        return run_tool(server, &entry, id, era, carrier, run, None).await;
+    };
+    match entry.task.start {
+        TaskStart::Handler => handler_starts(server, tasks, entry, id, era, carrier, run).await,
+        _ => immediately(server, tasks, entry, id, era, carrier, run).await,
+    }
+}
+
+/// The reply when no task could be kept: the call runs inline if the tool allows that.
+async fn without_task(
+    server: &Arc<ServerInner>,
+    entry: Arc<ToolEntry>,
+    id: RequestId,
+    era: Era,
+    carrier: Carrier,
+    run: ToolRun,
+    why: &crate::tasks::TaskStoreError,
+) -> Reply {
+    tracing::warn!(tool = %entry.tool.name, error = %why, "no task could be created");
+    if entry.task.support == TaskSupport::Required {
+        let e = ErrorObject::new(
+            codes::INTERNAL_ERROR,
+            format!("The server cannot take another task ({why}); retry later"),
+        );
+        return Reply::Error(e, Failure::Unavailable);
+    }
+    run_tool(server, &entry, id, era, carrier, run, None).await
+}
+
+fn owner(carrier: &Carrier) -> Option<String> {
+    carrier.principal().map(|p| p.subject().to_owned())
+}
+
+/// How a task's handler run ended, from the reply it would have sent.
+fn finish_of(reply: Reply) -> Finish {
+    match reply {
+        Reply::Result(bytes) => Finish::Result(bytes),
+        Reply::Error(e, _) => Finish::Error(e),
+        Reply::Cancelled => Finish::Cancelled,
+        Reply::Listen(_) => Finish::Error(ErrorObject::internal("a tool answered with a stream")),
+    }
+}
+
+/// [`TaskStart::Immediately`]: the task is created, the handler starts on its own, and the
+/// request is answered with the task.
+async fn immediately(
+    server: &Arc<ServerInner>,
+    tasks: Arc<Tasks>,
+    entry: Arc<ToolEntry>,
+    id: RequestId,
+    era: Era,
+    mut carrier: Carrier,
+    mut run: ToolRun,
+) -> Reply {
+    let cancel = CancellationToken::new();
+    let (record, live) = match tasks
+        .create(owner(&carrier).as_deref(), cancel.clone())
+        .await
+    {
+        Ok(created) => created,
+        Err(e) => return without_task(server, entry, id, era, carrier, run, &e).await,
+    };
+    // From here on only `tasks/cancel` (or expiry) stops the handler, and nothing streams.
+    carrier.cancel = cancel;
+    carrier.sink = None;
+    carrier.close_stream = None;
+    run.request_state = None;
+    run.input_responses = None;
+    let slot = Arc::new(TaskSlot::bound(tasks.clone(), live.clone()));
+    let runner = server.clone();
+    tokio::spawn(async move {
+        let reply = run_tool(&runner, &entry, id, era, carrier, run, Some(slot)).await;
+        tasks.finish(&live, finish_of(reply)).await;
+    });
+    Reply::Result(render::task_created(server, &record))
+}
+
+/// [`TaskStart::Handler`]: the handler runs as the request's, detached so that it can
+/// outlive it; when it awaits `run_as_task` the task is created and the request answered
+/// with it, and the handler goes on as the task. Until then a cancelled (or dropped)
+/// request cancels the handler, and the handler's own answer is the request's.
+async fn handler_starts(
+    server: &Arc<ServerInner>,
+    tasks: Arc<Tasks>,
+    entry: Arc<ToolEntry>,
+    id: RequestId,
+    era: Era,
+    mut carrier: Carrier,
+    run: ToolRun,
+) -> Reply {
+    let owner = owner(&carrier);
+    let cancel = CancellationToken::new();
+    let request_cancel = std::mem::replace(&mut carrier.cancel, cancel.clone());
+    let orphaned = cancel.clone().drop_guard();
+    let (promote, mut promotions) = mpsc::channel::<oneshot::Sender<bool>>(1);
+    let slot = Arc::new(TaskSlot::promotable(tasks.clone(), promote));
+    let (answer, mut answered) = oneshot::channel::<Reply>();
+    let runner = server.clone();
+    let runner_slot = slot.clone();
+    let runner_tasks = tasks.clone();
+    tokio::spawn(async move {
+        let reply = run_tool(
+            &runner,
+            &entry,
+            id,
+            era,
+            carrier,
+            run,
+            Some(runner_slot.clone()),
+        )
+        .await;
+        match runner_slot.live() {
+            Some(live) => runner_tasks.finish(live, finish_of(reply)).await,
+            None => {
+                let _ = answer.send(reply);
+            }
+        }
+    });
+    loop {
+        tokio::select! {
+            biased;
+            () = request_cancel.cancelled() => return Reply::Cancelled,
+            reply = &mut answered => {
+                return reply.unwrap_or_else(|_| {
+                    Reply::error(ErrorObject::internal("the handler ended without an answer"))
+                });
+            }
+            Some(ack) = promotions.recv() => {
+                match tasks.create(owner.as_deref(), cancel.clone()).await {
+                    Ok((record, live)) => {
+                        slot.bind(live);
+                        orphaned.disarm();
+                        let _ = ack.send(true);
+                        return Reply::Result(render::task_created(server, &record));
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, "no task could be created; the call goes on inline");
+                        let _ = ack.send(false);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `tasks/get`, `tasks/update` and `tasks/cancel`, for the task's owner.
+pub(super) async fn method(
+    server: &ServerInner,
+    tasks: &Tasks,
+    method: &str,
+    era: &Era,
+    carrier: &Carrier,
+    params: Option<&RawValue>,
+) -> Reply {
+    if !declared(era) {
+        return Reply::bad(extension_required());
+    }
+    let owner = owner(carrier);
+    let owner = owner.as_deref();
+    let outcome = if method == "tasks/update" {
+        match parse::<UpdateTaskParams>(params) {
+            Ok(p) => tasks
+                .answer(&p.task_id, owner, p.input_responses)
+                .await
+                .map(|()| render::acknowledged(server)),
+            Err(e) => return Reply::bad(e),
+        }
+    } else {
+        let p = match parse::<TaskIdParams>(params) {
+            Ok(p) => p,
+            Err(e) => return Reply::bad(e),
+        };
+        if method == "tasks/get" {
+            tasks
+                .find(&p.task_id, owner)
+                .await
+                .map(|record| render::task_detail(server, &record))
+        } else {
+            tasks
+                .cancel(&p.task_id, owner)
+                .await
+                .map(|()| render::acknowledged(server))
+        }
+    };
+    match outcome {
+        Ok(bytes) => Reply::Result(bytes),
+        Err(e) => Reply::error(e),
+    }
+}

@@ -1,0 +1,128 @@
+//! The Tasks extension (`io.modelcontextprotocol/tasks`): a tool call that outlives its
+//! request. Owns what a task is ([`TaskRecord`], [`record`]), where tasks are kept
+//! ([`TaskStore`] and the bounded [`MemoryTaskStore`], [`store`]; [`contract`] checks any
+//! store), and the tasks this process runs (`live`: their cancellation, the questions
+//! they wait on, their expiry and the status notifications they publish).
+//!
+//! Dispatch decides, per call, whether a tool runs inline or as a task (the tool's
+//! [`TaskSupport`], when its task starts ([`TaskStart`]), and whether the client declared
+//! the extension); `tasks/get`, `tasks/update` and `tasks/cancel` are answered from here.
+//!
+//! Imports: the leaves below it (`events`, `future`) and `protocol`.
+
+pub mod contract;
+pub(crate) mod live;
+pub mod record;
+pub mod store;
+
+use std::time::Duration;
+
+pub use record::{TaskRecord, TaskUpdate};
+pub use store::{MemoryTaskStore, StoreFuture, TaskStore, TaskStoreError};
+
+/// Whether a tool may run as a task (`#[tool(task)]`, [`ToolDefinition::task`]).
+///
+/// [`ToolDefinition::task`]: crate::ToolDefinition::task
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TaskSupport {
+    /// Never: every call runs inline (the default).
+    #[default]
+    Forbidden,
+    /// When the request declares the extension, the call becomes a task; otherwise it runs
+    /// inline like any other tool (`#[tool(task)]`).
+    Optional,
+    /// Only as a task: a request that does not declare the extension is refused with
+    /// `-32021` (`#[tool(task = "required")]`).
+    Required,
+}
+
+/// When a call that may become a task does (`#[tool(task_start = …)]`,
+/// [`ToolDefinition::task_start`]).
+///
+/// [`ToolDefinition::task_start`]: crate::ToolDefinition::task_start
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TaskStart {
+    /// Before the handler runs: the request is answered with the task at once (the
+    /// default). Questions the handler asks become the task's `inputRequests`.
+    #[default]
+    Immediately,
+    /// When the handler awaits [`Context::run_as_task`]: until then the call is an
+    /// ordinary request (its questions are multi round-trip rounds, answered by retrying
+    /// the call), then the request is answered with the task and the handler goes on
+    /// (`#[tool(task_start = "handler")]`). A handler that returns first answers inline.
+    ///
+    /// [`Context::run_as_task`]: crate::Context::run_as_task
+    Handler,
+}
+
+/// How tasks are kept: the store's bounds and the timings sent to clients
+/// ([`ServerBuilder::tasks`](crate::ServerBuilder::tasks)).
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct TaskConfig {
+    /// How long after its creation a task is kept (`ttlMs`); a task still running then is
+    /// cancelled, and the record removed. Default: one hour.
+    pub ttl: Duration,
+    /// The polling interval suggested to clients (`pollIntervalMs`). Default: 500 ms.
+    pub poll_interval: Duration,
+    /// At most this many tasks are kept at once, running or finished (the default store's
+    /// bound). A call that would need another one runs inline when its tool allows that,
+    /// and is refused (`503` over HTTP) when the tool requires a task. Default: 10,000.
+    pub max_tasks: usize,
+    /// A result larger than this (encoded JSON) fails its task instead of being kept.
+    /// Default: 1 MiB.
+    pub max_result_bytes: usize,
+    /// At most this many questions of one task wait for answers at once. Default: 16.
+    pub max_pending_questions: usize,
+}
+
+impl Default for TaskConfig {
+    fn default() -> Self {
+        Self {
+            ttl: Duration::from_secs(3600),
+            poll_interval: Duration::from_millis(500),
+            max_tasks: 10_000,
+            max_result_bytes: 1 << 20,
+            max_pending_questions: 16,
+        }
+    }
+}
+
+impl TaskConfig {
+    /// Sets [`ttl`](Self::ttl).
+    #[must_use]
+    pub fn ttl(mut self, ttl: Duration) -> Self {
+        self.ttl = ttl;
+        self
+    }
+
+    /// Sets [`poll_interval`](Self::poll_interval).
+    #[must_use]
+    pub fn poll_interval(mut self, interval: Duration) -> Self {
+        self.poll_interval = interval;
+        self
+    }
+
+    /// Sets [`max_tasks`](Self::max_tasks).
+    #[must_use]
+    pub fn max_tasks(mut self, max: usize) -> Self {
+        self.max_tasks = max;
+        self
+    }
+
+    /// Sets [`max_result_bytes`](Self::max_result_bytes).
+    #[must_use]
+    pub fn max_result_bytes(mut self, max: usize) -> Self {
+        self.max_result_bytes = max;
+        self
+    }
+
+    /// Sets [`max_pending_questions`](Self::max_pending_questions).
+    #[must_use]
+    pub fn max_pending_questions(mut self, max: usize) -> Self {
+        self.max_pending_questions = max;
+        self
+    }
+}

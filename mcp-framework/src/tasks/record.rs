@@ -1,0 +1,270 @@
+//! [`TaskRecord`]: what is kept of a task (its status, its questions, its result or error,
+//! who owns it and when it expires), and [`TaskUpdate`], the one way a record changes.
+//! Both are serde types, so a shared store can keep them as JSON.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::protocol::{DetailedTask, ErrorObject, JsonObject, TaskStatus};
+
+/// A task as a [`TaskStore`](super::TaskStore) keeps it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskRecord {
+    /// The task id: 128 random bits, hex-encoded (unguessable: with no authorization it is
+    /// the only thing protecting the task).
+    pub id: String,
+    /// Who created it (the principal's subject), if the request was authenticated. Only
+    /// the same principal may read, answer or cancel it.
+    pub owner: Option<String>,
+    /// Its status.
+    pub status: TaskStatus,
+    /// What it is doing, for people.
+    pub status_message: Option<String>,
+    /// Creation time, in milliseconds since the Unix epoch.
+    pub created_at_ms: u64,
+    /// Time of the last change, in milliseconds since the Unix epoch.
+    pub updated_at_ms: u64,
+    /// Kept this long after creation (`None`: no limit).
+    pub ttl_ms: Option<u64>,
+    /// The polling interval suggested to clients.
+    pub poll_interval_ms: Option<u64>,
+    /// Questions waiting for answers, by key (while `input_required`).
+    pub input_requests: JsonObject,
+    /// The result of the original request, once `completed`.
+    pub result: Option<Value>,
+    /// The error the request failed with, once `failed`.
+    pub error: Option<ErrorObject>,
+    /// A client asked to cancel it (its runner, wherever it is, should stop).
+    pub cancel_requested: bool,
+}
+
+/// Milliseconds since the Unix epoch, now.
+pub(crate) fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// `ms` since the Unix epoch as ISO 8601 (RFC 3339, UTC, milliseconds).
+fn iso8601(ms: u64) -> String {
+    humantime::format_rfc3339_millis(UNIX_EPOCH + Duration::from_millis(ms)).to_string()
+}
+
+impl TaskRecord {
+    /// A new `working` task created at `now_ms`.
+    pub fn new(
+        id: String,
+        owner: Option<String>,
+        now_ms: u64,
+        ttl_ms: Option<u64>,
+        poll_interval_ms: Option<u64>,
+    ) -> Self {
+        Self {
+            id,
+            owner,
+            status: TaskStatus::Working,
+            status_message: None,
+            created_at_ms: now_ms,
+            updated_at_ms: now_ms,
+            ttl_ms,
+            poll_interval_ms,
+            input_requests: JsonObject::new(),
+            result: None,
+            error: None,
+            cancel_requested: false,
+        }
+    }
+
+    /// When the record may be removed (never, without a TTL).
+    pub fn expires_at_ms(&self) -> Option<u64> {
+        self.ttl_ms
+            .map(|ttl| self.created_at_ms.saturating_add(ttl))
+    }
+
+    /// Whether the record has outlived its TTL at `now_ms`.
+    pub fn is_expired(&self, now_ms: u64) -> bool {
+        self.expires_at_ms().is_some_and(|at| now_ms >= at)
+    }
+
+    /// The task as `tasks/get` and `notifications/tasks` show it: questions only while
+    /// `input_required`, the result only once `completed`, the error only once `failed`.
+    pub fn detail(&self) -> DetailedTask {
+        DetailedTask {
+            task_id: self.id.clone(),
+            status: self.status,
+            status_message: self.status_message.clone(),
+            created_at: iso8601(self.created_at_ms),
+            last_updated_at: iso8601(self.updated_at_ms),
+            ttl_ms: self.ttl_ms,
+            poll_interval_ms: self.poll_interval_ms,
+            input_requests: (self.status == TaskStatus::InputRequired)
+                .then(|| self.input_requests.clone()),
+            result: (self.status == TaskStatus::Completed)
+                .then(|| self.result.clone())
+                .flatten(),
+            error: (self.status == TaskStatus::Failed)
+                .then(|| self.error.clone())
+                .flatten(),
+        }
+    }
+}
+
+/// A change to a record. A store applies it with [`apply`](Self::apply), atomically: a
+/// record that is final (`completed`, `failed`, `cancelled`) never changes again.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct TaskUpdate {
+    /// The new status.
+    pub status: Option<TaskStatus>,
+    /// The new status message (`Some(None)` clears it).
+    pub status_message: Option<Option<String>>,
+    /// The questions now waiting (replacing the previous ones).
+    pub input_requests: Option<JsonObject>,
+    /// The result (with `status: completed`).
+    pub result: Option<Value>,
+    /// The error (with `status: failed`).
+    pub error: Option<ErrorObject>,
+    /// Marks the task as asked to cancel.
+    pub cancel_requested: bool,
+    /// When the change happened, in milliseconds since the Unix epoch.
+    pub at_ms: u64,
+}
+
+impl TaskUpdate {
+    /// An empty change at `at_ms`.
+    pub fn at(at_ms: u64) -> Self {
+        Self {
+            at_ms,
+            ..Self::default()
+        }
+    }
+
+    /// Sets the status.
+    #[must_use]
+    pub fn status(mut self, status: TaskStatus) -> Self {
+        self.status = Some(status);
+        self
+    }
+
+    /// Sets (or, with `None`, clears) the status message.
+    #[must_use]
+    pub fn status_message(mut self, message: Option<String>) -> Self {
+        self.status_message = Some(message);
+        self
+    }
+
+    /// Replaces the waiting questions.
+    #[must_use]
+    pub fn input_requests(mut self, requests: JsonObject) -> Self {
+        self.input_requests = Some(requests);
+        self
+    }
+
+    /// Completes the task with `result`.
+    #[must_use]
+    pub fn completed(mut self, result: Value) -> Self {
+        self.status = Some(TaskStatus::Completed);
+        self.result = Some(result);
+        self
+    }
+
+    /// Fails the task with `error` (its message becomes the status message).
+    #[must_use]
+    pub fn failed(mut self, error: ErrorObject) -> Self {
+        self.status = Some(TaskStatus::Failed);
+        self.status_message = Some(Some(error.message.clone()));
+        self.error = Some(error);
+        self
+    }
+
+    /// Marks the task as asked to cancel.
+    #[must_use]
+    pub fn cancel_requested(mut self) -> Self {
+        self.cancel_requested = true;
+        self
+    }
+
+    /// Applies the change to `record`; returns whether anything changed (nothing does once
+    /// the record is final).
+    pub fn apply(self, record: &mut TaskRecord) -> bool {
+        if record.status.is_terminal() {
+            return false;
+        }
+        if let Some(status) = self.status {
+            record.status = status;
+            if status.is_terminal() {
+                record.input_requests.clear();
+            }
+        }
+        if let Some(message) = self.status_message {
+            record.status_message = message;
+        }
+        if let Some(requests) = self.input_requests
+            && !record.status.is_terminal()
+        {
+            record.input_requests = requests;
+        }
+        if self.result.is_some() {
+            record.result = self.result;
+        }
+        if self.error.is_some() {
+            record.error = self.error;
+        }
+        record.cancel_requested |= self.cancel_requested;
+        record.updated_at_ms = record.updated_at_ms.max(self.at_ms);
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn final_records_never_change() {
+        let mut r = TaskRecord::new("t".into(), None, 1_000, Some(10), None);
+        assert!(
+            TaskUpdate::at(1_001)
+                .completed(json!({"content": []}))
+                .apply(&mut r)
+        );
+        assert_eq!(r.status, TaskStatus::Completed);
+        assert!(
+            !TaskUpdate::at(1_002)
+                .status(TaskStatus::Working)
+                .apply(&mut r)
+        );
+        assert_eq!((r.status, r.updated_at_ms), (TaskStatus::Completed, 1_001));
+        assert!(r.is_expired(1_010) && !r.is_expired(1_009));
+    }
+
+    #[test]
+    fn detail_shows_what_the_status_has() {
+        let mut r = TaskRecord::new("t".into(), None, 0, None, Some(500));
+        let mut q = JsonObject::new();
+        q.insert(
+            "elicitation-1".into(),
+            json!({"method": "elicitation/create"}),
+        );
+        TaskUpdate::at(5)
+            .status(TaskStatus::InputRequired)
+            .input_requests(q)
+            .apply(&mut r);
+        let d = serde_json::to_value(r.detail()).unwrap();
+        assert_eq!(d["createdAt"], "1970-01-01T00:00:00.000Z");
+        assert_eq!(d["lastUpdatedAt"], "1970-01-01T00:00:00.005Z");
+        assert_eq!(d["ttlMs"], Value::Null);
+        assert!(d["inputRequests"]["elicitation-1"].is_object());
+        TaskUpdate::at(6)
+            .failed(ErrorObject::internal("boom"))
+            .apply(&mut r);
+        let d = serde_json::to_value(r.detail()).unwrap();
+        assert!(d.get("inputRequests").is_none() && d.get("result").is_none());
+        assert_eq!(d["error"]["code"], -32603);
+    }
+}
