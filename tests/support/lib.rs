@@ -143,6 +143,8 @@ mod guide {
     struct Legacy;
     #[doc = include_str!("../../guide/src/testing.md")]
     struct Testing;
+    #[doc = include_str!("../../guide/src/tasks.md")]
+    struct Tasks;
     #[doc = include_str!("../../guide/src/middleware.md")]
     struct Middleware;
     #[doc = include_str!("../../guide/src/authorization.md")]

@@ -46,6 +46,12 @@ impl FromMeta for TaskArg {
         Ok(Self("Optional"))
     }
 
+    fn from_list(_: &[darling::ast::NestedMeta]) -> darling::Result<Self> {
+        Err(darling::Error::custom(
+            "`task` is a flag or takes a string: `task` or `task = \"required\"`",
+        ))
+    }
+
     fn from_string(value: &str) -> darling::Result<Self> {
         match value {
             "optional" => Ok(Self("Optional")),
@@ -553,6 +559,51 @@ mod tests {
             ),
         );
         assert!(e[0].contains("#[complete] is only supported"));
+    }
+
+    #[test]
+    fn task_options() {
+        let m = parse(
+            quote!(task),
+            quote!(
+                fn f() {}
+            ),
+        );
+        assert_eq!((m.task.support, m.task.start), (Some("Optional"), None));
+        let m = parse(
+            quote!(task = "required", task_start = "handler"),
+            quote!(
+                fn f() {}
+            ),
+        );
+        assert_eq!(
+            (m.task.support, m.task.start),
+            (Some("Required"), Some("Handler"))
+        );
+        let m = parse(
+            quote!(),
+            quote!(
+                fn f() {}
+            ),
+        );
+        assert_eq!((m.task.support, m.task.start), (None, None));
+        let e = errors(
+            quote!(task = "always", task_start = "soon"),
+            quote!(
+                fn f() {}
+            ),
+        );
+        assert!(
+            e.iter().any(|e| e.contains("unknown task support")),
+            "{e:?}"
+        );
+        let e = errors(
+            quote!(task_start = "handler"),
+            quote!(
+                fn f() {}
+            ),
+        );
+        assert!(e[0].contains("needs `task`"), "{e:?}");
     }
 
     #[test]
