@@ -21,6 +21,7 @@ use crate::protocol::{
 };
 use crate::render;
 use crate::runtime::state::ServerInner;
+use crate::tasks::live::Watching;
 
 /// The params of a listen request this module reads (`_meta` is skipped).
 #[derive(Deserialize)]
@@ -64,6 +65,8 @@ pub(crate) struct Listen {
     deadline: Option<tokio::time::Instant>,
     /// Whose tasks `notifications/tasks` may report.
     owner: Option<String>,
+    /// Makes the server publish task changes while this stream wants them.
+    _watching: Option<Watching>,
     _slot: Slot,
     /// Counts the stream among the open ones while it lives.
     #[cfg(feature = "metrics")]
@@ -147,6 +150,11 @@ impl Listen {
                     ids
                 }),
         };
+        let watching = filter
+            .task_ids
+            .as_ref()
+            .and(server.tasks.as_ref())
+            .map(|t| t.watch());
         Ok(Self {
             id: request.id.clone(),
             filter,
@@ -158,6 +166,7 @@ impl Listen {
                 .max_lifetime
                 .map(|d| tokio::time::Instant::now() + d),
             owner: tasks.owner,
+            _watching: watching,
             _slot: slot,
             #[cfg(feature = "metrics")]
             _counted: crate::telemetry::metrics::get().map(|m| m.listen_opened()),

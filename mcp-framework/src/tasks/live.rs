@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use bytes::Bytes;
@@ -32,6 +32,19 @@ pub(crate) struct Tasks {
     bus: Arc<dyn EventBus>,
     running: Mutex<HashMap<Arc<str>, Arc<LiveTask>>>,
     next_sweep_ms: AtomicU64,
+    /// Listen streams asking for `notifications/tasks`: without any, no event is built.
+    /// (A bus shared between replicas must publish regardless: its watchers are remote.)
+    watchers: AtomicUsize,
+}
+
+/// A listen stream's interest in task notifications, held while it lives.
+#[derive(Debug)]
+pub(crate) struct Watching(Arc<Tasks>);
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        self.0.watchers.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 impl fmt::Debug for Tasks {
@@ -108,7 +121,14 @@ impl Tasks {
             bus,
             running: Mutex::new(HashMap::new()),
             next_sweep_ms: AtomicU64::new(0),
+            watchers: AtomicUsize::new(0),
         }
+    }
+
+    /// Counts a listen stream that wants `notifications/tasks` while the guard lives.
+    pub(crate) fn watch(self: &Arc<Self>) -> Watching {
+        self.watchers.fetch_add(1, Ordering::Relaxed);
+        Watching(self.clone())
     }
 
     /// Creates a `working` task owned by `owner` and registers it as running here. Once
@@ -362,6 +382,9 @@ impl Tasks {
     }
 
     fn publish(&self, record: &TaskRecord) {
+        if self.watchers.load(Ordering::Relaxed) == 0 {
+            return;
+        }
         let Ok(detail) = serde_json::to_string(&record.detail()) else {
             return;
         };
