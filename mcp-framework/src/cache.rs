@@ -141,7 +141,7 @@ impl ListKind {
 
 /// Opaque cursors: the list kind and the page number, base64url-encoded.
 pub(crate) fn encode_cursor(kind: ListKind, page: usize) -> String {
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("{}{page}", kind.tag()))
+    encode_page(kind.tag(), page)
 }
 
 /// Decodes a cursor for `kind`; `-32602` when it is not one this server issued.
@@ -150,13 +150,24 @@ pub(crate) fn decode_cursor(
     cursor: &str,
     pages: usize,
 ) -> Result<usize, ErrorObject> {
+    decode_page(kind.tag(), cursor, pages)
+}
+
+/// The cursor of page `page` of a paginated answer tagged `tag` (a list kind, or another
+/// paginated method's own letter).
+pub(crate) fn encode_page(tag: char, page: usize) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("{tag}{page}"))
+}
+
+/// The page a cursor of [`encode_page`] names, among `pages`; `-32602` otherwise.
+pub(crate) fn decode_page(tag: char, cursor: &str, pages: usize) -> Result<usize, ErrorObject> {
     let invalid = || ErrorObject::invalid_params(format!("Invalid cursor: {cursor:?}"));
     let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(cursor)
         .map_err(|_| invalid())?;
     let text = std::str::from_utf8(&raw).map_err(|_| invalid())?;
     let page: usize = text
-        .strip_prefix(kind.tag())
+        .strip_prefix(tag)
         .and_then(|n| n.parse().ok())
         .ok_or_else(invalid)?;
     if page == 0 || page >= pages.max(1) {

@@ -51,6 +51,13 @@ pub enum Error {
         /// What the profile refuses, each with where and how to fix it.
         violations: Vec<SchemaViolation>,
     },
+    /// Skills that break the rules of the Agent Skills format or of the extension (every
+    /// problem of every skill, each naming the skill's folder or path).
+    #[error("invalid skills:{}", problems.iter().map(|p| format!("\n  - {p}")).collect::<String>())]
+    Skills {
+        /// What is wrong, one line each.
+        problems: Vec<String>,
+    },
     /// Invalid server configuration.
     #[error("invalid configuration: {0}")]
     Config(String),

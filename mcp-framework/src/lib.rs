@@ -44,6 +44,7 @@ mod peer;
 mod principal;
 mod schema;
 mod schema_profile;
+pub mod skills;
 pub mod tasks;
 mod template;
 

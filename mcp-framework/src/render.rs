@@ -12,10 +12,11 @@ use crate::cache::{CachePolicy, ListKind, encode_cursor};
 use crate::catalog::Catalog;
 use crate::protocol::{
     CacheScope, CallToolResult, CompleteResult, Completion, CreateTaskResult, DiscoverResult,
-    EmptyResult, GetPromptResult, GetTaskResult, Icon, InitializeResult, InputRequiredResult,
-    JsonObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, ProtocolVersion, ReadResourceResult, RequestId, ResourceContents, ResultType,
-    SubscriptionsListenResult, Tool,
+    EmptyResult, GetPromptResult, GetSkillResult, GetTaskResult, Icon, InitializeResult,
+    InputRequiredResult, JsonObject, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListSkillsResult, ListToolsResult, ProtocolVersion,
+    ReadResourceDirectoryResult, ReadResourceResult, RequestId, Resource, ResourceContents,
+    ResultType, SkillEntry, SubscriptionsListenResult, Tool,
 };
 use crate::registry::entry::ToolEntry;
 use crate::runtime::state::ServerInner;
@@ -284,6 +285,63 @@ pub(crate) fn input_required(server: &ServerInner, mut result: InputRequiredResu
 }
 
 /// The final result of a `subscriptions/listen` ended by the server.
+/// A page of `skills/list` (cached like the resource list).
+pub(crate) fn skills_page<'a>(
+    server: &ServerInner,
+    skills: impl Iterator<Item = &'a SkillEntry>,
+    next_cursor: Option<String>,
+) -> Bytes {
+    let mut result = ListSkillsResult {
+        result_type: None,
+        skills: skills.cloned().collect(),
+        next_cursor,
+        ttl_ms: None,
+        cache_scope: None,
+        meta: None,
+    };
+    stamp!(
+        server,
+        ProtocolVersion::LATEST,
+        &mut result,
+        server.config.cache.resources
+    );
+    to_bytes(&result)
+}
+
+/// `skills/get` (cached like a resource read).
+pub(crate) fn skill(server: &ServerInner, entry: &SkillEntry) -> Bytes {
+    let mut result = GetSkillResult {
+        result_type: None,
+        skill: entry.clone(),
+        ttl_ms: None,
+        cache_scope: None,
+        meta: None,
+    };
+    stamp!(
+        server,
+        ProtocolVersion::LATEST,
+        &mut result,
+        server.config.cache.read
+    );
+    to_bytes(&result)
+}
+
+/// A page of `resources/directory/read`.
+pub(crate) fn directory_page<'a>(
+    server: &ServerInner,
+    children: impl Iterator<Item = &'a Resource>,
+    next_cursor: Option<String>,
+) -> Bytes {
+    let mut result = ReadResourceDirectoryResult {
+        result_type: None,
+        resources: children.cloned().collect(),
+        next_cursor,
+        meta: None,
+    };
+    stamp!(server, ProtocolVersion::LATEST, &mut result);
+    to_bytes(&result)
+}
+
 /// The answer to a call that became a task: `resultType: "task"` and the task's fields.
 pub(crate) fn task_created(server: &ServerInner, record: &TaskRecord) -> Bytes {
     let task = record.detail();

@@ -145,6 +145,8 @@ mod guide {
     struct Testing;
     #[doc = include_str!("../../guide/src/tasks.md")]
     struct Tasks;
+    #[doc = include_str!("../../guide/src/skills.md")]
+    struct Skills;
     #[doc = include_str!("../../guide/src/middleware.md")]
     struct Middleware;
     #[doc = include_str!("../../guide/src/authorization.md")]

@@ -14,6 +14,7 @@ mod era;
 mod item;
 mod reply;
 mod run;
+mod skills;
 mod task;
 mod tool;
 mod views;
@@ -156,6 +157,12 @@ async fn route(
         "prompts/get" => call::get_prompt(server, request, era, carrier).await,
         "resources/read" => call::read_resource(server, request, era, carrier).await,
         "completion/complete" => complete::complete(server, &era, params).await,
+        "skills/list" | "skills/get" | "resources/directory/read"
+            if !legacy && server.skills.is_some() =>
+        {
+            let index = server.skills.as_ref().expect("skills");
+            skills::method(server, index, method, params)
+        }
         "tasks/get" | "tasks/update" | "tasks/cancel" if !legacy && server.tasks.is_some() => {
             let tasks = server.tasks.as_ref().expect("tasks");
             Box::pin(task::method(server, tasks, method, &era, &carrier, params)).await

@@ -23,6 +23,8 @@ pub mod keys {
     pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
     /// The Tasks extension (`capabilities.extensions`, client and server).
     pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+    /// The Skills extension (`capabilities.extensions` of the server).
+    pub const SKILLS_EXTENSION: &str = "io.modelcontextprotocol/skills";
     /// Opts a request into progress notifications.
     pub const PROGRESS_TOKEN: &str = "progressToken";
 }

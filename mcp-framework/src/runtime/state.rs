@@ -17,6 +17,7 @@ use crate::middleware::CallService;
 use crate::mrtr::Sealer;
 use crate::protocol::{Implementation, JsonObject, ServerCapabilities};
 use crate::registry::entry::ToolRules;
+use crate::skills::index::SkillIndex;
 use crate::tasks::live::Tasks;
 
 /// Shared state of a server.
@@ -43,6 +44,8 @@ pub(crate) struct ServerInner {
     pub(crate) middleware: Option<CallService>,
     /// The tasks (the Tasks extension), when any tool may run as one.
     pub(crate) tasks: Option<Arc<Tasks>>,
+    /// The skills (the Skills extension), when any are served.
+    pub(crate) skills: Option<Arc<SkillIndex>>,
 }
 
 /// Values registered with [`ServerBuilder::state`](crate::ServerBuilder::state), by type.

@@ -1,6 +1,7 @@
 //! [`ServerBuilder`]: what the server serves and how, validated in [`build`](ServerBuilder::build).
 
 use std::fmt;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -28,6 +29,8 @@ use crate::runtime::config::HttpConfig;
 use crate::runtime::config::{Config, ListenConfig, OutputValidation};
 use crate::runtime::state::{ServerInner, StateMap};
 use crate::schema_profile::SchemaProfile;
+use crate::skills::Skill;
+use crate::skills::index::SkillIndex;
 use crate::tasks::live::Tasks;
 use crate::tasks::{MemoryTaskStore, TaskConfig, TaskStore, TaskSupport};
 
@@ -51,6 +54,8 @@ pub struct ServerBuilder {
     layers: Layers,
     tasks: Option<TaskConfig>,
     task_store: Option<Arc<dyn TaskStore>>,
+    skills: Vec<Skill>,
+    skill_dirs: Vec<PathBuf>,
 }
 
 impl fmt::Debug for ServerBuilder {
@@ -87,6 +92,8 @@ impl Server {
             layers: Layers::default(),
             tasks: None,
             task_store: None,
+            skills: Vec::new(),
+            skill_dirs: Vec::new(),
         }
     }
 }
@@ -294,6 +301,26 @@ impl ServerBuilder {
         self
     }
 
+    /// Serves a skill (the Skills extension): its files become `skill://` resources, and
+    /// the server declares `io.modelcontextprotocol/skills` (with `directoryRead`) and
+    /// answers `skills/list`, `skills/get` and `resources/directory/read`. `build()`
+    /// checks it: every problem of every skill is reported at once
+    /// ([`Error::Skills`](crate::Error::Skills)).
+    pub fn skill(mut self, skill: Skill) -> Self {
+        self.skills.push(skill);
+        self
+    }
+
+    /// Serves every skill in the folder `dir`, read when the server is built: each
+    /// directory below it holding a `SKILL.md` is a skill (nested ones too), its path in
+    /// the skill namespace its path below `dir` (`dir/acme/refunds/SKILL.md` is
+    /// `skill://acme/refunds/SKILL.md`), its files everything below it (hidden files left
+    /// out). Checked like [`skill`](Self::skill).
+    pub fn skills_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.skill_dirs.push(dir.into());
+        self
+    }
+
     /// Plugs in a change-event bus (default: in-process).
     pub fn event_bus(mut self, bus: impl EventBus) -> Self {
         self.bus = Some(Arc::new(bus));
@@ -376,6 +403,10 @@ impl ServerBuilder {
         prompts.items.extend(self.extra_prompts.items);
         let mut resources = self.resources.unwrap_or(c_resources);
         resources.items.extend(self.extra_resources.items);
+        let skills = load_skills(self.skills, &self.skill_dirs)?;
+        if let Some((_, files)) = &skills {
+            resources.items.extend(files.items.iter().cloned());
+        }
         let rules = ToolRules {
             profile: self.config.schema_profile,
             server_name: &self.info.name,
@@ -392,11 +423,17 @@ impl ServerBuilder {
                 .tools
                 .iter()
                 .any(|t| t.task.support != TaskSupport::Forbidden);
-        let extensions = keeps_tasks.then(|| {
-            let mut e = JsonObject::new();
-            e.insert(keys::TASKS_EXTENSION.into(), serde_json::json!({}));
-            e
-        });
+        let mut extensions = JsonObject::new();
+        if keeps_tasks {
+            extensions.insert(keys::TASKS_EXTENSION.into(), serde_json::json!({}));
+        }
+        if skills.is_some() {
+            extensions.insert(
+                keys::SKILLS_EXTENSION.into(),
+                serde_json::json!({"directoryRead": true}),
+            );
+        }
+        let extensions = (!extensions.is_empty()).then_some(extensions);
         // Change notifications need a stream to travel on: without listen there is none.
         let streams = self.config.listen.enabled.then_some(true);
         let capabilities = ServerCapabilities {
@@ -452,8 +489,33 @@ impl ServerBuilder {
             )),
             middleware: self.layers.build(Route),
             tasks,
+            skills: skills.map(|(index, _)| Arc::new(index)),
             config: self.config,
         };
         Ok(Server::from_inner(inner))
+    }
+}
+
+/// The skills given and those of the folders, checked and indexed (`None`: no skills).
+fn load_skills(
+    mut skills: Vec<Skill>,
+    dirs: &[PathBuf],
+) -> Result<Option<(SkillIndex, ResourceSet)>, Error> {
+    let mut problems = Vec::new();
+    for dir in dirs {
+        let (found, trouble) = crate::skills::load_dir(dir);
+        skills.extend(found);
+        problems.extend(trouble);
+    }
+    if skills.is_empty() && problems.is_empty() {
+        return Ok(None);
+    }
+    match SkillIndex::build(skills) {
+        Ok(built) if problems.is_empty() => Ok(Some(built)),
+        Ok(_) => Err(Error::Skills { problems }),
+        Err(more) => {
+            problems.extend(more);
+            Err(Error::Skills { problems })
+        }
     }
 }
