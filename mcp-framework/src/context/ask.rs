@@ -52,26 +52,13 @@ impl Context {
     }
 
     async fn suspend(&self) -> ! {
-        self.inner
-            .suspend_flag
-            .store(true, std::sync::atomic::Ordering::SeqCst);
-        self.inner.suspended.notify_one();
+        self.inner.suspension.stop();
         std::future::pending().await
     }
 
     /// Completes once the handler must stop (see [`Self::fail`] and MRTR questions).
     pub(crate) async fn wait_suspended(&self) {
-        loop {
-            let notified = self.inner.suspended.notified();
-            if self
-                .inner
-                .suspend_flag
-                .load(std::sync::atomic::Ordering::SeqCst)
-            {
-                return;
-            }
-            notified.await;
-        }
+        self.inner.suspension.stopped().await;
     }
 
     /// Form elicitation for `T` (a flat struct of strings, numbers, booleans and enums, as

@@ -8,14 +8,17 @@ pub(crate) mod ask;
 mod form;
 
 use std::fmt;
-use std::sync::atomic::AtomicBool;
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::Poll;
+
+use futures_util::task::AtomicWaker;
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
-use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 use crate::mrtr::Round;
@@ -41,6 +44,39 @@ pub(crate) enum Asker {
     Legacy(Arc<LegacySession>),
     /// Nothing can be asked (e.g. a stateless legacy-version request, or `completion/complete`).
     None,
+}
+
+/// The flag that stops a handler, and the waker of whoever runs it. Polling it is two
+/// atomic operations (a `Notify` took a lock and queued a waiter on every poll of every
+/// request); the runners that wait on it (the request's, and a middleware stack's
+/// innermost step) run in the request's task, where one waker serves both.
+#[derive(Debug, Default)]
+pub(crate) struct Suspension {
+    stopped: AtomicBool,
+    waker: AtomicWaker,
+}
+
+impl Suspension {
+    /// Stops the handler: wakes its runner.
+    pub(crate) fn stop(&self) {
+        self.stopped.store(true, Ordering::SeqCst);
+        self.waker.wake();
+    }
+
+    /// Completes once [`stop`](Self::stop) was called.
+    pub(crate) fn stopped(&self) -> impl Future<Output = ()> + '_ {
+        std::future::poll_fn(|cx| {
+            if self.stopped.load(Ordering::SeqCst) {
+                return Poll::Ready(());
+            }
+            self.waker.register(cx.waker());
+            if self.stopped.load(Ordering::SeqCst) {
+                Poll::Ready(())
+            } else {
+                Poll::Pending
+            }
+        })
+    }
 }
 
 /// The log-level gate of this request.
@@ -71,10 +107,9 @@ pub(crate) struct ContextInner {
     pub(crate) http: Option<Arc<HttpParts>>,
     pub(crate) close_stream: Option<StreamCloser>,
     /// Set when the handler must stop: a question without an answer (MRTR) or a fatal error.
-    pub(crate) suspended: Notify,
+    pub(crate) suspension: Suspension,
     /// Why the handler was stopped, when it was stopped by an error.
     pub(crate) fatal: Mutex<Option<ErrorObject>>,
-    pub(crate) suspend_flag: AtomicBool,
     /// The task this call is or may become (the Tasks extension).
     pub(crate) task: Option<Arc<TaskSlot>>,
 }

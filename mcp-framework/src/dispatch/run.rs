@@ -6,19 +6,17 @@
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
 use futures_util::FutureExt as _;
 use serde_json::{Map, Value};
-use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
 use super::carrier::Carrier;
 use super::era::Era;
 use super::reply::{Failure, Reply};
-use crate::context::{Asker, Context, ContextInner};
+use crate::context::{Asker, Context, ContextInner, Suspension};
 use crate::future::BoxFuture;
 use crate::middleware::{BoxError, CallOutput, InputRequired, Method, Rejection, rejection};
 use crate::mrtr::{Binding, Round, digest};
@@ -114,9 +112,8 @@ pub(super) fn prepare<'a>(
         asker,
         http: carrier.http,
         close_stream: carrier.close_stream,
-        suspended: Notify::new(),
+        suspension: Suspension::default(),
         fatal: Mutex::new(None),
-        suspend_flag: AtomicBool::new(false),
         task,
     });
     Ok(Prepared {

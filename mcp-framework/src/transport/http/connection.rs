@@ -10,6 +10,12 @@
 //! finished, long-lived streams included) no connection timer runs: the body read timeout
 //! is the handler's ([`super::body`]). hyper's own `header_read_timeout` is not used: it
 //! starts when the connection goes idle, so it would also cut idle keep-alive connections.
+//!
+//! Requests do not wake the connection task: phase changes only record an instant. The
+//! task sleeps until the current deadline, but never longer than the shorter of the two
+//! timeouts, and reads the phase again when it wakes. A phase that began at `t` falls due
+//! at `t` plus one of the timeouts, so it is seen before (or as) it falls due: every
+//! timeout is kept exactly, at no cost per request.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -67,8 +73,6 @@ struct Activity {
     accepted: Instant,
     timeouts: Timeouts,
     state: Mutex<State>,
-    /// Wakes the connection task when its deadline may have changed.
-    changed: Notify,
 }
 
 #[derive(Debug)]
@@ -88,7 +92,6 @@ impl Activity {
                 phase: Phase::Fresh(false),
                 h2: false,
             }),
-            changed: Notify::new(),
         }
     }
 
@@ -101,11 +104,7 @@ impl Activity {
         let mut s = self.state();
         match (s.phase, s.h2) {
             (Phase::Fresh(false), _) => s.phase = Phase::Fresh(true),
-            (Phase::Idle(_), false) => {
-                s.phase = Phase::Head(Instant::now());
-                drop(s);
-                self.changed.notify_one();
-            }
+            (Phase::Idle(_), false) => s.phase = Phase::Head(Instant::now()),
             _ => {}
         }
     }
@@ -125,8 +124,6 @@ impl Activity {
             Phase::Busy(n) if n > 1 => Phase::Busy(n - 1),
             _ => Phase::Idle(Instant::now()),
         };
-        drop(s);
-        self.changed.notify_one();
     }
 
     /// Whether no request is in progress and none has begun arriving (between requests,
@@ -173,14 +170,21 @@ pub(super) async fn serve(
     builder.http1().header_read_timeout(None);
     let mut conn = pin!(builder.serve_connection(io, service));
     let mut ending = Ending::Open;
+    let timer = tokio::time::sleep(timeouts.header.min(timeouts.idle));
+    let mut timer = pin!(timer);
     loop {
         let deadline = match ending {
             Ending::Open => activity.deadline(),
             Ending::Draining => None,
             Ending::Closing(at) => Some((at, Expired::Idle)),
         };
+        // Never past the shorter timeout: see the module comment.
+        let check = Instant::now() + timeouts.header.min(timeouts.idle);
+        let wake = deadline.map_or(check, |(at, _)| at.min(check));
+        if timer.deadline() != wake {
+            timer.as_mut().reset(wake);
+        }
         let open = matches!(ending, Ending::Open);
-        let idle = open && activity.is_idle();
         tokio::select! {
             done = conn.as_mut() => {
                 if let Err(e) = done {
@@ -192,9 +196,12 @@ pub(super) async fn serve(
                 conn.as_mut().graceful_shutdown();
                 ending = Ending::Draining;
             }
-            () = sleep_until(deadline.map(|(at, _)| at)) => {
-                if let Ending::Closing(_) = ending {
-                    return; // the peer did not let it close gracefully
+            () = timer.as_mut() => {
+                if let Ending::Closing(at) = ending {
+                    if Instant::now() >= at {
+                        return; // the peer did not let it close gracefully
+                    }
+                    continue;
                 }
                 let Some((at, why)) = activity.deadline() else { continue };
                 if at > Instant::now() {
@@ -212,14 +219,14 @@ pub(super) async fn serve(
                     }
                 }
             }
-            () = shed.notified(), if idle => {
+            // Busy connections wake too (the phase is not watched), and stay.
+            () = shed.notified(), if open => {
                 if activity.is_idle() {
                     tracing::debug!(%peer, "closing an idle connection to make room");
                     conn.as_mut().graceful_shutdown();
                     ending = Ending::Closing(Instant::now() + CLOSE_GRACE);
                 }
             }
-            () = activity.changed.notified() => {}
         }
     }
 }
@@ -235,13 +242,6 @@ enum Ending {
     Draining,
     /// Told to close while idle; dropped at this instant if it has not.
     Closing(Instant),
-}
-
-async fn sleep_until(at: Option<Instant>) {
-    match at {
-        Some(at) => tokio::time::sleep_until(at).await,
-        None => std::future::pending().await,
-    }
 }
 
 /// The connection's socket, telling its [`Activity`] when bytes arrive.

@@ -46,6 +46,10 @@ pub(crate) fn check_content_type(headers: &HeaderMap) -> Result<(), MediaError> 
     if values.next().is_some() {
         return Err(MediaError::ContentType);
     }
+    // What every client sends, without parameters: no parsing needed.
+    if value.as_bytes().eq_ignore_ascii_case(b"application/json") {
+        return Ok(());
+    }
     let text = value.to_str().map_err(|_| MediaError::ContentType)?;
     let json = fields::head(text).is_ok_and(|t| t.eq_ignore_ascii_case("application/json"))
         && fields::parameters(text).all(|p| p.is_ok());
@@ -54,6 +58,16 @@ pub(crate) fn check_content_type(headers: &HeaderMap) -> Result<(), MediaError> 
 
 /// What `Accept` allows: no `Accept` (or an empty one) allows anything.
 pub(crate) fn negotiate(headers: &HeaderMap) -> Result<Answer, MediaError> {
+    // What conforming clients send (one line, both types, no weights): no parsing needed.
+    let mut lines = headers.get_all(header::ACCEPT).iter();
+    if let (Some(only), None) = (lines.next(), lines.next()) {
+        let v = only.as_bytes();
+        if v.eq_ignore_ascii_case(b"application/json, text/event-stream")
+            || v.eq_ignore_ascii_case(b"text/event-stream, application/json")
+        {
+            return Ok(Answer::Either);
+        }
+    }
     let Ok(ranges) = fields::list(headers.get_all(header::ACCEPT)) else {
         return Err(MediaError::NotAcceptable);
     };
