@@ -427,3 +427,87 @@ fn build_reports_every_broken_rule_of_every_skill() {
         .unwrap_err();
     assert!(missing.to_string().contains("cannot be read"), "{missing}");
 }
+
+#[tokio::test]
+async fn skills_added_and_removed_at_run_time_announce_a_list_change() {
+    let server = Server::builder()
+        .skill(Skill::new(
+            "first",
+            "---\nname: first\ndescription: There from the start\n---\n",
+        ))
+        .build()
+        .unwrap();
+    let client = Client::connect(&server).await.unwrap();
+    let mut sub = client
+        .listen(json!({"resourcesListChanged": true}))
+        .await
+        .unwrap();
+    assert_eq!(
+        sub.next().await.unwrap()["method"],
+        "notifications/subscriptions/acknowledged"
+    );
+    let names = |list: &Value| -> Vec<String> {
+        list["skills"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["frontmatter"]["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let handle = server.handle();
+    handle
+        .add_skills([Skill::new(
+            "later",
+            "---\nname: later\ndescription: Added at run time\n---\n",
+        )
+        .file("notes.md", "later notes")])
+        .unwrap();
+    let note = tokio::time::timeout(std::time::Duration::from_secs(5), sub.next())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(note["method"], "notifications/resources/list_changed");
+    let list = client.request("skills/list", json!({})).await.unwrap();
+    assert_eq!(names(&list), ["first", "later"]);
+    assert_eq!(
+        read(&client, "skill://later/notes.md").await,
+        b"later notes"
+    );
+
+    // A broken skill changes nothing, and says why.
+    let err = handle
+        .add_skills([Skill::new("Broken", "no frontmatter")])
+        .unwrap_err();
+    assert!(matches!(err, Error::Skills { .. }), "{err}");
+    let again = handle
+        .add_skills([Skill::new(
+            "first",
+            "---\nname: first\ndescription: A second one at the same path\n---\n",
+        )])
+        .unwrap_err();
+    assert!(again.to_string().contains("a second skill"), "{again}");
+    assert_eq!(
+        names(&client.request("skills/list", json!({})).await.unwrap()),
+        ["first", "later"]
+    );
+
+    assert!(handle.remove_skill("skill://later/SKILL.md"));
+    assert!(!handle.remove_skill("skill://later/SKILL.md"));
+    assert_eq!(
+        names(&client.request("skills/list", json!({})).await.unwrap()),
+        ["first"]
+    );
+    let gone = client
+        .request("resources/read", json!({"uri": "skill://later/notes.md"}))
+        .await
+        .unwrap_err();
+    assert_eq!(gone.rpc().unwrap().code, -32602);
+
+    // Without skills at build time the extension is not declared: nothing to add to.
+    let plain = Server::builder().build().unwrap();
+    let err = plain
+        .handle()
+        .add_skills([Skill::new("x", "---\nname: x\ndescription: d\n---\n")])
+        .unwrap_err();
+    assert!(matches!(err, Error::Config(_)), "{err}");
+}

@@ -160,8 +160,8 @@ async fn route(
         "skills/list" | "skills/get" | "resources/directory/read"
             if !legacy && server.skills.is_some() =>
         {
-            let index = server.skills.as_ref().expect("skills");
-            skills::method(server, index, method, params)
+            let index = server.skills.as_ref().expect("skills").load();
+            skills::method(server, &index, method, params)
         }
         "tasks/get" | "tasks/update" | "tasks/cancel" if !legacy && server.tasks.is_some() => {
             let tasks = server.tasks.as_ref().expect("tasks");

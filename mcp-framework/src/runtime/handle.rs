@@ -9,6 +9,8 @@ use crate::catalog::Catalog;
 use crate::error::Error;
 use crate::events::ChangeEvent;
 use crate::registry::set::{PromptSet, ResourceSet, ToolSet};
+use crate::skills::Skill;
+use crate::skills::index::SkillIndex;
 
 /// Changes what a running server serves, from anywhere (handlers, background tasks,
 /// other threads). Every change is visible to the next request, invalidates the cached
@@ -149,6 +151,79 @@ impl ServerHandle {
             c.with(None, None, Some(rest), Some(rest_t)).map(Some)
         })
         .unwrap_or(false)
+    }
+
+    /// Serves more skills (see [`ServerBuilder::skill`](crate::ServerBuilder::skill)):
+    /// they are checked with those already served (every problem reported at once,
+    /// nothing changed then), their files become resources, and listeners hear that the
+    /// resource list changed. A server built without any skill does not declare the
+    /// extension, so it cannot add them ([`Error::Config`]).
+    pub fn add_skills(&self, skills: impl IntoIterator<Item = Skill>) -> Result<(), Error> {
+        let added: Vec<Skill> = skills.into_iter().collect();
+        if added.is_empty() {
+            return Ok(());
+        }
+        self.replace_skills(|current| {
+            let mut all = current.to_vec();
+            all.extend(added);
+            Some(all)
+        })
+        .map(drop)
+    }
+
+    /// Stops serving the skill whose `SKILL.md` is at `uri` (its files with it); `false`
+    /// if no skill is there.
+    pub fn remove_skill(&self, uri: &str) -> bool {
+        let Some(path) = uri
+            .strip_prefix("skill://")
+            .and_then(|p| p.strip_suffix("/SKILL.md"))
+        else {
+            return false;
+        };
+        self.replace_skills(|current| {
+            let rest: Vec<Skill> = current
+                .iter()
+                .filter(|s| s.path() != path)
+                .cloned()
+                .collect();
+            (rest.len() < current.len()).then_some(rest)
+        })
+        .unwrap_or(false)
+    }
+
+    /// Rebuilds the skills from what `f` makes of the current ones (`None`: no change) and
+    /// swaps their files in the catalog, under the change lock.
+    fn replace_skills(
+        &self,
+        f: impl FnOnce(&[Skill]) -> Option<Vec<Skill>>,
+    ) -> Result<bool, Error> {
+        let Some(slot) = &self.inner.skills else {
+            return Err(Error::Config(
+                "this server was built without skills, so it does not declare the Skills \
+                 extension: give it one at build time to add more later"
+                    .into(),
+            ));
+        };
+        self.change(ChangeEvent::ResourcesChanged, |c| {
+            let current = slot.load();
+            let Some(next) = f(current.sources()) else {
+                return Ok(None);
+            };
+            let (index, files) =
+                SkillIndex::build(next).map_err(|problems| Error::Skills { problems })?;
+            let (fixed, _) = files.into_entries()?;
+            let old = current.file_uris();
+            let mut all: Vec<_> = c
+                .resources
+                .iter()
+                .filter(|r| !old.contains(r.resource.uri.as_str()))
+                .cloned()
+                .collect();
+            all.extend(fixed);
+            let catalog = c.with(None, None, Some(all), None)?;
+            slot.store(Arc::new(index));
+            Ok(Some(catalog))
+        })
     }
 
     /// Announces that a resource's contents changed: subscribers of that URI (or of a

@@ -44,8 +44,9 @@ pub(crate) struct ServerInner {
     pub(crate) middleware: Option<CallService>,
     /// The tasks (the Tasks extension), when any tool may run as one.
     pub(crate) tasks: Option<Arc<Tasks>>,
-    /// The skills (the Skills extension), when any are served.
-    pub(crate) skills: Option<Arc<SkillIndex>>,
+    /// The skills (the Skills extension), when the server was built with any; swapped
+    /// whole when they change at run time.
+    pub(crate) skills: Option<ArcSwap<SkillIndex>>,
 }
 
 /// Values registered with [`ServerBuilder::state`](crate::ServerBuilder::state), by type.

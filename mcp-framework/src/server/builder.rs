@@ -489,7 +489,7 @@ impl ServerBuilder {
             )),
             middleware: self.layers.build(Route),
             tasks,
-            skills: skills.map(|(index, _)| Arc::new(index)),
+            skills: skills.map(|(index, _)| ArcSwap::from_pointee(index)),
             config: self.config,
         };
         Ok(Server::from_inner(inner))

@@ -26,6 +26,8 @@ pub(crate) const DIRECTORY: &str = "inode/directory";
 /// The checked skills of a server.
 #[derive(Debug, Default)]
 pub(crate) struct SkillIndex {
+    /// What it was built from (to build it again with a skill more or less).
+    sources: Vec<Skill>,
     /// Sorted by URI.
     entries: Vec<SkillEntry>,
     /// Each directory's direct children, sorted by URI.
@@ -86,6 +88,7 @@ impl SkillIndex {
     /// Checks `skills` against the rules and indexes them; every problem of every skill is
     /// reported at once. The resources are the skills' files.
     pub(crate) fn build(skills: Vec<Skill>) -> Result<(Self, ResourceSet), Vec<String>> {
+        let sources = skills.clone();
         let mut problems = Vec::new();
         let mut entries: Vec<SkillEntry> = Vec::new();
         let mut files: BTreeMap<String, File> = BTreeMap::new();
@@ -236,11 +239,28 @@ impl SkillIndex {
         }
         Ok((
             Self {
+                sources,
                 entries,
                 directories,
             },
             set,
         ))
+    }
+
+    /// The skills it was built from.
+    pub(crate) fn sources(&self) -> &[Skill] {
+        &self.sources
+    }
+
+    /// Every file URI of every skill.
+    pub(crate) fn file_uris(&self) -> std::collections::BTreeSet<&str> {
+        self.entries
+            .iter()
+            .flat_map(|e| match &e.resources {
+                SkillResources::Files(files) => files.iter().map(|f| f.uri.as_str()).collect(),
+                SkillResources::Dynamic(_) => Vec::new(),
+            })
+            .collect()
     }
 
     /// Every skill, sorted by URI.
