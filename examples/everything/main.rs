@@ -840,9 +840,10 @@ async fn main() -> Result<(), mcp_framework::Error> {
         .instructions("A test server exercising every MCP feature.")
         .layer(AuditLayer::new())
         .add_tools(json_schema_2020_12_tool())
-        // Agent Skills (the Skills extension): one with supporting files in subfolders, one
-        // under a prefix (`acme/billing`), one with a nested skill.
-        .skills_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/everything/skills"))
+        // Agent Skills (the Skills extension), embedded and checked at compile time: one
+        // with supporting files in subfolders, one under a prefix (`acme/billing`), one
+        // with a nested skill.
+        .skills(mcp_framework::skills!("skills"))
         .build()?;
     server.run().await
 }

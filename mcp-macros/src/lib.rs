@@ -18,6 +18,7 @@ mod docs;
 mod expand;
 mod model;
 mod parse;
+mod skills;
 
 /// Turns a function into an MCP tool.
 ///
@@ -251,4 +252,36 @@ fn debug(
         }
     }
     tokens
+}
+
+/// Embeds a folder of [Agent Skills](https://agentskills.io/specification) in the binary:
+/// `skills!("skills")` is a `Vec<mcp_framework::skills::Skill>` of every skill below the
+/// folder (every directory holding a `SKILL.md`, nested ones too), for
+/// `ServerBuilder::skills`. The path is relative to the file holding the invocation, like
+/// `include_str!`'s.
+///
+/// Every rule is checked while compiling, with the runtime's own rules (the
+/// `mcp-skill-format` crate): a missing `SKILL.md` frontmatter, `name` or `description`,
+/// a name that is not the folder's or breaks the naming rules, a path segment that is not
+/// plain, a skill over 512 files or 16 MiB, a reserved `metadata` key, invalid YAML. Each
+/// problem is an error at the literal, naming the skill and the file.
+///
+/// Each file is embedded with `include_bytes!`, so changing one rebuilds the crate; adding
+/// or removing a file is seen at the next build of the crate (touch the file that invokes
+/// the macro, or add a `build.rs` with `cargo::rerun-if-changed=skills`).
+///
+/// ```ignore
+/// let server = Server::builder().skills(mcp_framework::skills!("skills")).build()?;
+/// ```
+#[proc_macro]
+pub fn skills(input: TokenStream) -> TokenStream {
+    let invoking_file = proc_macro::Span::call_site().local_file();
+    skills::skills(input.into(), invoking_file)
+        .unwrap_or_else(|e| {
+            // One `compile_error!` per problem, as statements of a block that still has the
+            // macro's type: only the problems are reported.
+            let errors = e.into_compile_error();
+            quote::quote!({ #errors ::std::vec::Vec::<::mcp_framework::skills::Skill>::new() })
+        })
+        .into()
 }

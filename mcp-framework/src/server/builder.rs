@@ -311,6 +311,13 @@ impl ServerBuilder {
         self
     }
 
+    /// Serves these skills, as [`skill`](Self::skill) does each: typically
+    /// `skills!("skills")`, a folder embedded in the binary and checked at compile time.
+    pub fn skills(mut self, skills: impl IntoIterator<Item = Skill>) -> Self {
+        self.skills.extend(skills);
+        self
+    }
+
     /// Serves every skill in the folder `dir`, read when the server is built: each
     /// directory below it holding a `SKILL.md` is a skill (nested ones too), its path in
     /// the skill namespace its path below `dir` (`dir/acme/refunds/SKILL.md` is

@@ -9,9 +9,6 @@ use base64::Engine as _;
 use bytes::Bytes;
 use sha2::{Digest, Sha256};
 
-use super::format::{
-    MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL, check_name, check_segment, frontmatter,
-};
 use super::skill::Skill;
 use crate::protocol::{
     BlobResourceContents, Resource, ResourceContents, SkillEntry, SkillResource, SkillResources,
@@ -94,61 +91,16 @@ impl SkillIndex {
         let mut files: BTreeMap<String, File> = BTreeMap::new();
         for skill in skills {
             let label = skill.label();
-            let mut bad = |p: String| problems.push(format!("{label}: {p}"));
-            let segments: Vec<&str> = skill.path.split('/').collect();
-            let mut ok = true;
-            for segment in &segments {
-                if let Err(e) = check_segment(segment) {
-                    bad(format!("skill path {:?}: {e}", skill.path));
-                    ok = false;
-                }
-            }
-            let folder = segments.last().copied().unwrap_or_default();
-            if let Err(e) = check_name(folder) {
-                bad(e);
-                ok = false;
-            }
-            for rel in skill.files.keys() {
-                if let Some(e) = rel.split('/').find_map(|s| check_segment(s).err()) {
-                    bad(format!("file {rel:?}: {e}"));
-                    ok = false;
-                }
-            }
-            let total: u64 = skill.files.values().map(|b| b.len() as u64).sum();
-            if skill.files.len() > MAX_FILES_PER_SKILL || total > MAX_BYTES_PER_SKILL {
-                bad(format!(
-                    "{} files of {total} bytes; a skill may have at most \
-                     {MAX_FILES_PER_SKILL} files and {MAX_BYTES_PER_SKILL} bytes",
-                    skill.files.len()
-                ));
-                ok = false;
-            }
-            let parsed = match skill.files.get("SKILL.md").map(|b| std::str::from_utf8(b)) {
-                None => Err("no SKILL.md".to_owned()),
-                Some(Err(_)) => Err("SKILL.md is not UTF-8 text".to_owned()),
-                Some(Ok(text)) => frontmatter(text),
-            };
-            let front = match parsed {
-                Ok(f) => f,
-                Err(e) => {
-                    bad(e);
+            let front = match mcp_skill_format::check(&label, &skill.path, &skill.files) {
+                Ok(front) => front,
+                Err(more) => {
+                    problems.extend(more);
                     continue;
                 }
             };
-            if front.name != folder {
-                bad(format!(
-                    "the frontmatter names the skill {:?}, but its folder is {folder:?}: they \
-                     must be the same",
-                    front.name
-                ));
-                ok = false;
-            }
             let uri = format!("skill://{}/SKILL.md", skill.path);
             if entries.iter().any(|e| e.uri == uri) {
-                bad(format!("a second skill at {uri}"));
-                ok = false;
-            }
-            if !ok {
+                problems.push(format!("{label}: a second skill at {uri}"));
                 continue;
             }
             let mut manifest = Vec::with_capacity(skill.files.len());

@@ -7,8 +7,6 @@ use std::path::{Path, PathBuf};
 
 use bytes::Bytes;
 
-use super::format::{MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL};
-
 /// A skill to serve ([`ServerBuilder::skill`](crate::ServerBuilder::skill)): where it sits
 /// in the server's skill namespace and its files. Its resources are
 /// `skill://<path>/<file>`; `build()` checks it against the Agent Skills rules.
@@ -74,96 +72,22 @@ impl Skill {
     }
 }
 
-/// Every file under `dir` (relative `/`-separated paths), skipping hidden entries.
-fn walk(
-    root: &Path,
-    dir: &Path,
-    out: &mut Vec<(String, PathBuf, u64)>,
-    problems: &mut Vec<String>,
-) {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) => {
-            problems.push(format!("{}: cannot be read: {e}", dir.display()));
-            return;
-        }
-    };
-    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
-    entries.sort_by_key(std::fs::DirEntry::file_name);
-    for entry in entries {
-        let path = entry.path();
-        if entry.file_name().to_string_lossy().starts_with('.') {
-            continue;
-        }
-        match std::fs::metadata(&path) {
-            Ok(m) if m.is_dir() => walk(root, &path, out, problems),
-            Ok(m) if m.is_file() => {
-                let rel = path.strip_prefix(root).unwrap_or(&path);
-                let rel: Vec<String> = rel
-                    .components()
-                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                    .collect();
-                out.push((rel.join("/"), path, m.len()));
-            }
-            Ok(_) => {}
-            Err(e) => problems.push(format!("{}: {e}", path.display())),
-        }
-    }
-}
-
-/// The skills of a folder: every directory holding a `SKILL.md` is a skill (nested ones
-/// too), its path the directory's path below `root`, its files everything below it.
+/// The skills of a folder (see [`mcp_skill_format::scan`]), read.
 pub(crate) fn load_dir(root: &Path) -> (Vec<Skill>, Vec<String>) {
-    let mut problems = Vec::new();
-    let mut files = Vec::new();
-    walk(root, root, &mut files, &mut problems);
-    if files.is_empty() && problems.is_empty() {
-        problems.push(format!("{}: no skills in this folder", root.display()));
-    }
-    let roots: Vec<String> = files
-        .iter()
-        .filter_map(|(rel, _, _)| {
-            if rel == "SKILL.md" {
-                problems.push(format!(
-                    "{}: a SKILL.md directly in the skills folder; put each skill in a folder \
-                     named after it",
-                    root.join("SKILL.md").display()
-                ));
-                None
-            } else {
-                rel.strip_suffix("/SKILL.md").map(str::to_owned)
-            }
-        })
-        .collect();
-    let mut skills = Vec::new();
-    for skill_path in roots {
-        let dir = root.join(&skill_path);
-        let prefix = format!("{skill_path}/");
-        let mine: Vec<_> = files
-            .iter()
-            .filter_map(|(rel, path, len)| rel.strip_prefix(&prefix).map(|r| (r, path, *len)))
-            .collect();
-        let total: u64 = mine.iter().map(|(_, _, len)| len).sum();
-        if mine.len() > MAX_FILES_PER_SKILL || total > MAX_BYTES_PER_SKILL {
-            problems.push(format!(
-                "{}: {} files of {total} bytes; a skill may have at most {MAX_FILES_PER_SKILL} \
-                 files and {MAX_BYTES_PER_SKILL} bytes",
-                dir.display(),
-                mine.len()
-            ));
-            continue;
-        }
+    let (found, mut problems) = mcp_skill_format::scan(root);
+    let mut skills = Vec::with_capacity(found.len());
+    for f in found {
         let mut skill = Skill {
-            path: skill_path.clone(),
+            path: f.path,
             files: BTreeMap::new(),
-            origin: Some(dir.clone()),
+            origin: Some(f.dir),
         };
-        for (rel, path, _) in mine {
-            match std::fs::read(path) {
+        for file in f.files {
+            match std::fs::read(&file.abs) {
                 Ok(bytes) => {
-                    skill.files.insert(rel.to_owned(), Bytes::from(bytes));
+                    skill.files.insert(file.rel, Bytes::from(bytes));
                 }
-                Err(e) => problems.push(format!("{}: cannot be read: {e}", path.display())),
+                Err(e) => problems.push(format!("{}: cannot be read: {e}", file.abs.display())),
             }
         }
         skills.push(skill);

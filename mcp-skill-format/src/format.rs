@@ -1,11 +1,12 @@
-//! The rules of the Agent Skills format as this server keeps them: a `SKILL.md` starts
+//! The rules of the Agent Skills format as mcp-framework keeps them: a `SKILL.md` starts
 //! with YAML frontmatter holding at least `name` and `description`; names are 1 to 64
 //! lowercase letters, digits and single hyphens; paths are made of plain URI segments;
 //! `metadata` keys under `io.modelcontextprotocol/` are reserved.
 
 use serde_json::Value;
 
-use crate::protocol::JsonObject;
+/// A JSON object.
+pub type JsonObject = serde_json::Map<String, Value>;
 
 /// Files per skill a host must accept (and the most a skill may have here).
 pub const MAX_FILES_PER_SKILL: usize = 512;
@@ -14,15 +15,18 @@ pub const MAX_BYTES_PER_SKILL: u64 = 16 * 1024 * 1024;
 
 /// The frontmatter of a `SKILL.md`, verbatim, with the two fields every skill has.
 #[derive(Debug, Clone)]
-pub(super) struct Frontmatter {
-    pub(super) object: JsonObject,
-    pub(super) name: String,
-    pub(super) description: String,
+pub struct Frontmatter {
+    /// Every field, as the author wrote it.
+    pub object: JsonObject,
+    /// `name`.
+    pub name: String,
+    /// `description`.
+    pub description: String,
 }
 
 /// Reads the YAML frontmatter that opens `text` (between a first line `---` and the next
 /// line `---`).
-pub(super) fn frontmatter(text: &str) -> Result<Frontmatter, String> {
+pub fn frontmatter(text: &str) -> Result<Frontmatter, String> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lines = text.split_inclusive('\n');
     let first = lines.next().unwrap_or_default();
@@ -79,7 +83,7 @@ pub(super) fn frontmatter(text: &str) -> Result<Frontmatter, String> {
 }
 
 /// A skill name: 1 to 64 of `a-z 0-9 -`, no hyphen first, last or twice in a row.
-pub(super) fn check_name(name: &str) -> Result<(), String> {
+pub fn check_name(name: &str) -> Result<(), String> {
     if name.is_empty() || name.chars().count() > 64 {
         return Err(format!(
             "the skill name {name:?} must be 1 to 64 characters long"
@@ -103,7 +107,7 @@ pub(super) fn check_name(name: &str) -> Result<(), String> {
 
 /// A segment of a skill path or a file path: plain URI characters (`A-Z a-z 0-9 - . _ ~`),
 /// not `.` or `..`.
-pub(super) fn check_segment(segment: &str) -> Result<(), String> {
+pub fn check_segment(segment: &str) -> Result<(), String> {
     if segment.is_empty() || segment == "." || segment == ".." {
         return Err(format!("{segment:?} is not a path segment"));
     }
