@@ -511,3 +511,84 @@ async fn skills_added_and_removed_at_run_time_announce_a_list_change() {
         .unwrap_err();
     assert!(matches!(err, Error::Config(_)), "{err}");
 }
+
+#[tokio::test]
+async fn generated_files_make_a_dynamic_skill() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let reads = Arc::new(AtomicUsize::new(0));
+    let counter = reads.clone();
+    let server = Server::builder()
+        .skill(
+            Skill::new(
+                "reports/daily",
+                "---\nname: daily\ndescription: Today's report from live data\n---\nRead `report.md`.\n",
+            )
+            .file("how-to.md", "steady text")
+            .generated_file("report.md", move || {
+                let n = counter.fetch_add(1, Ordering::SeqCst) + 1;
+                async move { Ok::<_, String>(format!("report #{n}")) }
+            })
+            .generated_file("broken.md", || async { Err::<String, _>("the source is down") }),
+        )
+        .build()
+        .unwrap();
+    let client = Client::connect(&server).await.unwrap();
+    let got = client
+        .request(
+            "skills/get",
+            json!({"uri": "skill://reports/daily/SKILL.md"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(got["skill"]["resources"], "dynamic", "{got}");
+    assert_eq!(
+        read(&client, "skill://reports/daily/report.md").await,
+        b"report #1"
+    );
+    assert_eq!(
+        read(&client, "skill://reports/daily/report.md").await,
+        b"report #2"
+    );
+    assert_eq!(
+        read(&client, "skill://reports/daily/how-to.md").await,
+        b"steady text"
+    );
+    let e = client
+        .request(
+            "resources/read",
+            json!({"uri": "skill://reports/daily/broken.md"}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(e.rpc().unwrap().code, -32603);
+    // The directory is the way to discover a dynamic skill's files.
+    let dir = client
+        .request(
+            "resources/directory/read",
+            json!({"uri": "skill://reports/daily"}),
+        )
+        .await
+        .unwrap();
+    let names: Vec<&str> = dir["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["SKILL.md", "broken.md", "how-to.md", "report.md"]);
+    // Removing it removes the generated files too.
+    assert!(
+        server
+            .handle()
+            .remove_skill("skill://reports/daily/SKILL.md")
+    );
+    let gone = client
+        .request(
+            "resources/read",
+            json!({"uri": "skill://reports/daily/report.md"}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(gone.rpc().unwrap().code, -32602);
+}

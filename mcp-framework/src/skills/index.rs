@@ -9,10 +9,10 @@ use base64::Engine as _;
 use bytes::Bytes;
 use sha2::{Digest, Sha256};
 
-use super::skill::Skill;
+use super::skill::{Generate, Skill};
 use crate::protocol::{
-    BlobResourceContents, Resource, ResourceContents, SkillEntry, SkillResource, SkillResources,
-    TextResourceContents,
+    BlobResourceContents, Dynamic, ErrorObject, Resource, ResourceContents, SkillEntry,
+    SkillResource, SkillResources, TextResourceContents,
 };
 use crate::registry::definition::ResourceDefinition;
 use crate::registry::set::ResourceSet;
@@ -29,12 +29,20 @@ pub(crate) struct SkillIndex {
     entries: Vec<SkillEntry>,
     /// Each directory's direct children, sorted by URI.
     directories: BTreeMap<String, Vec<Resource>>,
+    /// Every file's URI (generated ones too).
+    file_uris: std::collections::BTreeSet<String>,
 }
 
 /// A file as a resource: what `resources/list` shows and what `resources/read` returns.
 struct File {
     resource: Resource,
-    bytes: Bytes,
+    source: Source,
+}
+
+/// A file's contents: fixed, or produced when read.
+enum Source {
+    Fixed(Bytes),
+    Generated(Generate),
 }
 
 fn sha256(bytes: &[u8]) -> String {
@@ -91,7 +99,16 @@ impl SkillIndex {
         let mut files: BTreeMap<String, File> = BTreeMap::new();
         for skill in skills {
             let label = skill.label();
-            let front = match mcp_skill_format::check(&label, &skill.path, &skill.files) {
+            // Generated files count as files (their sizes are not known).
+            let mut all: BTreeMap<String, &[u8]> = skill
+                .files
+                .iter()
+                .map(|(k, v)| (k.clone(), v.as_ref()))
+                .collect();
+            for rel in skill.generated.keys() {
+                all.entry(rel.clone()).or_insert(&[]);
+            }
+            let front = match mcp_skill_format::check(&label, &skill.path, &all) {
                 Ok(front) => front,
                 Err(more) => {
                     problems.extend(more);
@@ -135,14 +152,34 @@ impl SkillIndex {
                     file_uri,
                     File {
                         resource,
-                        bytes: bytes.clone(),
+                        source: Source::Fixed(bytes.clone()),
                     },
                 );
             }
+            for (rel, generate) in &skill.generated {
+                let file_uri = format!("skill://{}/{rel}", skill.path);
+                let mut resource = Resource::new(
+                    file_uri.clone(),
+                    rel.rsplit('/').next().unwrap_or(rel).to_owned(),
+                );
+                resource.mime_type = Some(mime_of(rel, b""));
+                files.insert(
+                    file_uri,
+                    File {
+                        resource,
+                        source: Source::Generated(generate.clone()),
+                    },
+                );
+            }
+            let resources = if skill.generated.is_empty() {
+                SkillResources::Files(manifest)
+            } else {
+                SkillResources::Dynamic(Dynamic::Dynamic)
+            };
             entries.push(SkillEntry {
                 uri,
                 frontmatter: front.object,
-                resources: SkillResources::Files(manifest),
+                resources,
             });
         }
         if !problems.is_empty() {
@@ -173,27 +210,43 @@ impl SkillIndex {
             .into_iter()
             .map(|(dir, children)| (dir, children.into_values().collect()))
             .collect();
+        let file_uris = files.keys().cloned().collect();
         let mut set = ResourceSet::new();
         for (uri, file) in files {
             let r = &file.resource;
             let mut def = ResourceDefinition::fixed(uri.clone(), r.name.clone())
-                .mime_type(r.mime_type.clone().unwrap_or_default())
-                .size(file.bytes.len() as u64);
+                .mime_type(r.mime_type.clone().unwrap_or_default());
+            if let Some(size) = r.size {
+                def = def.size(size);
+            }
             if let Some(d) = &r.description {
                 def = def.description(d.clone());
             }
             let mime = r.mime_type.clone().unwrap_or_default();
-            let bytes = file.bytes;
-            set = set.with_fn(def, move |_request, _cx| {
-                let answer = contents(&uri, &mime, &bytes);
-                async move { Ok(vec![answer]) }
-            });
+            set = match file.source {
+                Source::Fixed(bytes) => set.with_fn(def, move |_request, _cx| {
+                    let answer = contents(&uri, &mime, &bytes);
+                    async move { Ok(vec![answer]) }
+                }),
+                Source::Generated(generate) => set.with_fn(def, move |_request, _cx| {
+                    let (uri, mime, produced) = (uri.clone(), mime.clone(), generate());
+                    async move {
+                        match produced.await {
+                            Ok(bytes) => Ok(vec![contents(&uri, &mime, &bytes)]),
+                            Err(e) => Err(ErrorObject::internal(format!(
+                                "the skill file {uri} could not be generated: {e}"
+                            ))),
+                        }
+                    }
+                }),
+            };
         }
         Ok((
             Self {
                 sources,
                 entries,
                 directories,
+                file_uris,
             },
             set,
         ))
@@ -204,15 +257,9 @@ impl SkillIndex {
         &self.sources
     }
 
-    /// Every file URI of every skill.
-    pub(crate) fn file_uris(&self) -> std::collections::BTreeSet<&str> {
-        self.entries
-            .iter()
-            .flat_map(|e| match &e.resources {
-                SkillResources::Files(files) => files.iter().map(|f| f.uri.as_str()).collect(),
-                SkillResources::Dynamic(_) => Vec::new(),
-            })
-            .collect()
+    /// Every file URI of every skill (generated ones too).
+    pub(crate) fn file_uris(&self) -> &std::collections::BTreeSet<String> {
+        &self.file_uris
     }
 
     /// Every skill, sorted by URI.

@@ -3,9 +3,13 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::future::Future;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use bytes::Bytes;
+
+use crate::future::BoxFuture;
 
 /// A skill to serve ([`ServerBuilder::skill`](crate::ServerBuilder::skill)): where it sits
 /// in the server's skill namespace and its files. Its resources are
@@ -25,15 +29,21 @@ use bytes::Bytes;
 pub struct Skill {
     pub(super) path: String,
     pub(super) files: BTreeMap<String, Bytes>,
+    /// Files whose contents are produced when read.
+    pub(super) generated: BTreeMap<String, Generate>,
     /// Where it was read from, for messages.
     pub(super) origin: Option<PathBuf>,
 }
+
+/// Produces a generated file's contents.
+pub(super) type Generate = Arc<dyn Fn() -> BoxFuture<Result<Bytes, String>> + Send + Sync>;
 
 impl fmt::Debug for Skill {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Skill")
             .field("path", &self.path)
             .field("files", &self.files.keys().collect::<Vec<_>>())
+            .field("generated", &self.generated.keys().collect::<Vec<_>>())
             .finish_non_exhaustive()
     }
 }
@@ -47,8 +57,29 @@ impl Skill {
         Self {
             path: path.into(),
             files,
+            generated: BTreeMap::new(),
             origin: None,
         }
+    }
+
+    /// Adds a file at `path` whose contents `generate` produces each time it is read (a
+    /// report from live data, say). Its skill then publishes `"resources": "dynamic"`
+    /// instead of a manifest: there are no stable digests to publish (hosts may decline
+    /// such skills). An error of `generate` answers the read with an internal error.
+    #[must_use]
+    pub fn generated_file<F, Fut, B, E>(mut self, path: impl Into<String>, generate: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<B, E>> + Send + 'static,
+        B: Into<Bytes>,
+        E: fmt::Display,
+    {
+        let generate: Generate = Arc::new(move || {
+            let fut = generate();
+            Box::pin(async move { fut.await.map(Into::into).map_err(|e| e.to_string()) })
+        });
+        self.generated.insert(path.into(), generate);
+        self
     }
 
     /// Adds a supporting file at `path` (relative to the skill, `/`-separated).
@@ -80,6 +111,7 @@ pub(crate) fn load_dir(root: &Path) -> (Vec<Skill>, Vec<String>) {
         let mut skill = Skill {
             path: f.path,
             files: BTreeMap::new(),
+            generated: BTreeMap::new(),
             origin: Some(f.dir),
         };
         for file in f.files {
