@@ -47,6 +47,7 @@ mod schema_profile;
 pub mod skills;
 pub mod tasks;
 mod template;
+mod unguessable;
 
 pub mod protocol;
 

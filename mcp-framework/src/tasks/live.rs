@@ -94,13 +94,6 @@ pub(crate) enum Finish {
     Cancelled,
 }
 
-/// Task ids: 128 bits from the OS, hex.
-fn new_id() -> String {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).expect("the OS random source works");
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 fn not_found() -> ErrorObject {
     ErrorObject::invalid_params("Failed to retrieve task: Task not found")
 }
@@ -141,7 +134,7 @@ impl Tasks {
     ) -> Result<(TaskRecord, Arc<LiveTask>), TaskStoreError> {
         self.sweep().await;
         let record = TaskRecord::new(
-            new_id(),
+            crate::unguessable::hex_id(),
             owner.map(str::to_owned),
             now_ms(),
             Some(ms(self.config.ttl)),

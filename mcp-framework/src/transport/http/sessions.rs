@@ -189,8 +189,5 @@ impl Sessions {
 }
 
 fn new_session_id() -> Arc<str> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).expect("the OS random source works");
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    Arc::from(hex)
+    Arc::from(crate::unguessable::hex_id())
 }
