@@ -5,16 +5,14 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use base64::Engine as _;
 use bytes::Bytes;
 use sha2::{Digest, Sha256};
 
 use super::skill::{Generate, Skill};
-use crate::protocol::{
-    BlobResourceContents, Dynamic, ErrorObject, Resource, ResourceContents, SkillEntry,
-    SkillResource, SkillResources, TextResourceContents,
-};
+use crate::outcome::IntoResourceContents as _;
+use crate::protocol::{Dynamic, ErrorObject, Resource, SkillEntry, SkillResource, SkillResources};
 use crate::registry::definition::ResourceDefinition;
+use crate::registry::handler::{ReadResult, ResourceRequest};
 use crate::registry::set::ResourceSet;
 
 /// The MIME type of directory resources.
@@ -65,27 +63,22 @@ fn mime_of(path: &str, bytes: &[u8]) -> String {
     }
 }
 
-/// Text for UTF-8 files of a textual type, base64 otherwise.
-fn contents(uri: &str, mime: &str, bytes: &Bytes) -> ResourceContents {
+/// A file's contents as any resource handler's: text for UTF-8 files of a textual type,
+/// base64 otherwise (the request carries the URI and the file's MIME type).
+fn contents(request: &ResourceRequest, bytes: &Bytes) -> ReadResult {
+    let mime = request.mime_type().unwrap_or_default();
     let binary = ["image/", "audio/", "video/", "font/"]
         .iter()
         .any(|p| mime.starts_with(p))
-        || mime == "application/octet-stream"
-        || mime == "application/pdf"
-        || mime == "application/zip";
+        || [
+            "application/octet-stream",
+            "application/pdf",
+            "application/zip",
+        ]
+        .contains(&mime);
     match std::str::from_utf8(bytes) {
-        Ok(text) if !binary => ResourceContents::Text(TextResourceContents {
-            uri: uri.to_owned(),
-            mime_type: Some(mime.to_owned()),
-            text: text.to_owned(),
-            meta: None,
-        }),
-        _ => ResourceContents::Blob(BlobResourceContents {
-            uri: uri.to_owned(),
-            mime_type: Some(mime.to_owned()),
-            blob: base64::engine::general_purpose::STANDARD.encode(bytes),
-            meta: None,
-        }),
+        Ok(text) if !binary => text.to_owned().into_contents(request),
+        _ => bytes.clone().into_contents(request),
     }
 }
 
@@ -222,19 +215,18 @@ impl SkillIndex {
             if let Some(d) = &r.description {
                 def = def.description(d.clone());
             }
-            let mime = r.mime_type.clone().unwrap_or_default();
             set = match file.source {
-                Source::Fixed(bytes) => set.with_fn(def, move |_request, _cx| {
-                    let answer = contents(&uri, &mime, &bytes);
-                    async move { Ok(vec![answer]) }
+                Source::Fixed(bytes) => set.with_fn(def, move |request, _cx| {
+                    std::future::ready(contents(&request, &bytes))
                 }),
-                Source::Generated(generate) => set.with_fn(def, move |_request, _cx| {
-                    let (uri, mime, produced) = (uri.clone(), mime.clone(), generate());
+                Source::Generated(generate) => set.with_fn(def, move |request, _cx| {
+                    let produced = generate();
                     async move {
                         match produced.await {
-                            Ok(bytes) => Ok(vec![contents(&uri, &mime, &bytes)]),
+                            Ok(bytes) => contents(&request, &bytes),
                             Err(e) => Err(ErrorObject::internal(format!(
-                                "the skill file {uri} could not be generated: {e}"
+                                "the skill file {} could not be generated: {e}",
+                                request.uri()
                             ))),
                         }
                     }
@@ -284,6 +276,7 @@ impl SkillIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::{BlobResourceContents, ResourceContents};
 
     const MD: &str = "---\nname: refunds\ndescription: Refund requests\n---\n# Refunds\n";
 
@@ -335,14 +328,19 @@ mod tests {
                 .directory("skill://acme/billing/refunds/SKILL.md")
                 .is_none()
         );
+        let request = ResourceRequest {
+            uri: "u".into(),
+            mime_type: Some("image/png".into()),
+            variables: serde_json::Map::new(),
+        };
         assert_eq!(
-            contents("u", "image/png", &Bytes::from_static(b"\x89PNG")),
-            ResourceContents::Blob(BlobResourceContents {
+            contents(&request, &Bytes::from_static(b"\x89PNG")).unwrap(),
+            [ResourceContents::Blob(BlobResourceContents {
                 uri: "u".into(),
                 mime_type: Some("image/png".into()),
                 blob: "iVBORw==".into(),
                 meta: None
-            })
+            })]
         );
     }
 
