@@ -344,19 +344,11 @@ pub(crate) fn directory_page<'a>(
 
 /// The answer to a call that became a task: `resultType: "task"` and the task's fields.
 pub(crate) fn task_created(server: &ServerInner, record: &TaskRecord) -> Bytes {
-    let task = record.detail();
-    let result = CreateTaskResult {
+    to_bytes(&CreateTaskResult {
         result_type: ResultType::Task,
-        task_id: task.task_id,
-        status: task.status,
-        status_message: task.status_message,
-        created_at: task.created_at,
-        last_updated_at: task.last_updated_at,
-        ttl_ms: task.ttl_ms,
-        poll_interval_ms: task.poll_interval_ms,
+        task: record.task(),
         meta: with_server_info(server, None),
-    };
-    to_bytes(&result)
+    })
 }
 
 /// `tasks/get`: the task in detail.

@@ -44,12 +44,10 @@ impl TaskStatus {
     }
 }
 
-/// A task's state as `tasks/get` and `notifications/tasks` carry it (`DetailedTask`): the
-/// `Task` fields, plus `inputRequests` while `input_required`, `result` once `completed`
-/// and `error` once `failed`.
+/// What every shape of a task carries (`Task`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct DetailedTask {
+pub struct Task {
     /// The task's identifier.
     pub task_id: String,
     /// Its status.
@@ -66,6 +64,17 @@ pub struct DetailedTask {
     /// How often the client should poll, in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub poll_interval_ms: Option<u64>,
+}
+
+/// A task's state as `tasks/get` and `notifications/tasks` carry it (`DetailedTask`): the
+/// [`Task`], plus `inputRequests` while `input_required`, `result` once `completed` and
+/// `error` once `failed`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DetailedTask {
+    /// The task.
+    #[serde(flatten)]
+    pub task: Task,
     /// The questions waiting for an answer, by key (`input_required` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_requests: Option<JsonObject>,
@@ -91,29 +100,16 @@ pub struct GetTaskResult {
     pub meta: Option<JsonObject>,
 }
 
-/// The answer to a request that became a task: `resultType: "task"` and the `Task` fields
-/// at the top level (never its result, error or questions: those are `tasks/get`'s).
+/// The answer to a request that became a task: `resultType: "task"` and the [`Task`] at
+/// the top level (never its result, error or questions: those are `tasks/get`'s).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateTaskResult {
     /// `"task"`.
     pub result_type: ResultType,
-    /// The task's identifier.
-    pub task_id: String,
-    /// Its status (usually `working`).
-    pub status: TaskStatus,
-    /// What the task is doing, for people.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status_message: Option<String>,
-    /// When it was created (ISO 8601).
-    pub created_at: String,
-    /// When it last changed (ISO 8601).
-    pub last_updated_at: String,
-    /// How long after its creation the server keeps it, in milliseconds (`null`: no limit).
-    pub ttl_ms: Option<u64>,
-    /// How often the client should poll, in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub poll_interval_ms: Option<u64>,
+    /// The task.
+    #[serde(flatten)]
+    pub task: Task,
     /// Result metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
@@ -155,13 +151,15 @@ mod tests {
 
     fn task(status: TaskStatus) -> DetailedTask {
         DetailedTask {
-            task_id: "t1".into(),
-            status,
-            status_message: None,
-            created_at: "2026-12-02T10:00:00.000Z".into(),
-            last_updated_at: "2026-12-02T10:00:01.000Z".into(),
-            ttl_ms: Some(60_000),
-            poll_interval_ms: Some(500),
+            task: Task {
+                task_id: "t1".into(),
+                status,
+                status_message: None,
+                created_at: "2026-12-02T10:00:00.000Z".into(),
+                last_updated_at: "2026-12-02T10:00:01.000Z".into(),
+                ttl_ms: Some(60_000),
+                poll_interval_ms: Some(500),
+            },
             input_requests: None,
             result: None,
             error: None,
@@ -191,7 +189,7 @@ mod tests {
     #[test]
     fn unlimited_ttl_is_null_not_absent() {
         let mut t = task(TaskStatus::Working);
-        t.ttl_ms = None;
+        t.task.ttl_ms = None;
         let v = serde_json::to_value(&t).unwrap();
         assert_eq!(v["ttlMs"], Value::Null);
         assert_eq!(TaskStatus::InputRequired.as_str(), "input_required");

@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::protocol::{DetailedTask, ErrorObject, JsonObject, TaskStatus};
+use crate::protocol::{DetailedTask, ErrorObject, JsonObject, Task, TaskStatus};
 
 /// A task as a [`TaskStore`](super::TaskStore) keeps it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -89,10 +89,9 @@ impl TaskRecord {
         self.expires_at_ms().is_some_and(|at| now_ms >= at)
     }
 
-    /// The task as `tasks/get` and `notifications/tasks` show it: questions only while
-    /// `input_required`, the result only once `completed`, the error only once `failed`.
-    pub fn detail(&self) -> DetailedTask {
-        DetailedTask {
+    /// The task's common fields (what a `CreateTaskResult` carries).
+    pub fn task(&self) -> Task {
+        Task {
             task_id: self.id.clone(),
             status: self.status,
             status_message: self.status_message.clone(),
@@ -100,6 +99,14 @@ impl TaskRecord {
             last_updated_at: iso8601(self.updated_at_ms),
             ttl_ms: self.ttl_ms,
             poll_interval_ms: self.poll_interval_ms,
+        }
+    }
+
+    /// The task as `tasks/get` and `notifications/tasks` show it: questions only while
+    /// `input_required`, the result only once `completed`, the error only once `failed`.
+    pub fn detail(&self) -> DetailedTask {
+        DetailedTask {
+            task: self.task(),
             input_requests: (self.status == TaskStatus::InputRequired)
                 .then(|| self.input_requests.clone()),
             result: (self.status == TaskStatus::Completed)
