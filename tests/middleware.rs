@@ -13,13 +13,14 @@ use mcp_framework::middleware::{
     self, AuditLayer, BoxError, Call, CallOutput, Next, RateLimitLayer,
 };
 use mcp_framework::{
-    BoxFuture, CallToolResult, Content, Context, ErrorObject, Principal, Server, ServerBuilder,
-    State, ToolDefinition, ToolSet, prompt, prompts, resource, resources, tool, tools,
+    BoxFuture, CallToolResult, Content, Context, ErrorObject, Server, ServerBuilder, State,
+    ToolDefinition, ToolSet, prompt, prompts, resource, resources, tool, tools,
 };
 use serde_json::{Value, json};
 use tests::fixture::obj;
 use tests::wire::{
-    Piped, Running, json_of, legacy_post, legacy_session, meta, post, request, sse_events, start,
+    Piped, json_of, legacy_post, legacy_session, meta, post, request, sse_events, start,
+    start_authenticated,
 };
 use tower::{Layer, Service};
 
@@ -184,28 +185,6 @@ async fn everywhere(server: &Server, message: &Value) -> Vec<(&'static str, Valu
         ("modern stdio", modern_stdio),
         ("legacy stdio", legacy_stdio),
     ]
-}
-
-/// An authentication layer of the application's: `x-user` names the principal.
-async fn auth(mut req: axum::extract::Request) -> axum::extract::Request {
-    if let Some(user) = req.headers().get("x-user").and_then(|v| v.to_str().ok()) {
-        let user = user.to_owned();
-        req.extensions_mut().insert(Principal::new(user));
-    }
-    req
-}
-
-/// Serves the router of `server` behind [`auth`].
-async fn start_authenticated(server: Server) -> Running {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let router = server.router().layer(axum::middleware::map_request(auth));
-    tokio::spawn(async move { axum::serve(listener, router).await });
-    Running {
-        url: format!("http://127.0.0.1:{port}/mcp"),
-        server,
-        http: reqwest::Client::new(),
-    }
 }
 
 // --- Rejecting and answering ----------------------------------------------------------------

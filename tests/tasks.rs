@@ -12,13 +12,13 @@ use mcp_framework::client::{Client, ClientError};
 use mcp_framework::protocol::{ClientCapabilities, ElicitResult, JsonObject, ProtocolVersion};
 use mcp_framework::tasks::{MemoryTaskStore, TaskStore};
 use mcp_framework::{
-    Context, Elicitation, Principal, Server, TaskConfig, TaskStart, TaskSupport, ToolDefinition,
-    ToolError, ToolSet, tool, tools,
+    Context, Elicitation, Server, TaskConfig, TaskStart, TaskSupport, ToolDefinition, ToolError,
+    ToolSet, tool, tools,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tests::wire::{Running, json_of, legacy_session, post, request};
+use tests::wire::{json_of, legacy_post, legacy_session, post, request, start_authenticated};
 
 const TASKS: &str = "io.modelcontextprotocol/tasks";
 
@@ -286,26 +286,6 @@ async fn tasks_expire_after_their_ttl() {
     }
 }
 
-/// Serves `server` behind an authentication layer: `x-user` names the principal.
-async fn start_authenticated(server: Server) -> Running {
-    async fn auth(mut req: axum::extract::Request) -> axum::extract::Request {
-        if let Some(user) = req.headers().get("x-user").and_then(|v| v.to_str().ok()) {
-            let user = user.to_owned();
-            req.extensions_mut().insert(Principal::new(user));
-        }
-        req
-    }
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let router = server.router().layer(axum::middleware::map_request(auth));
-    tokio::spawn(async move { axum::serve(listener, router).await });
-    Running {
-        url: format!("http://127.0.0.1:{port}/mcp"),
-        server,
-        http: reqwest::Client::new(),
-    }
-}
-
 fn with_tasks(id: u64, method: &str, mut params: Value) -> Value {
     params["_meta"] = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -487,17 +467,7 @@ async fn legacy_http_sessions_run_task_tools_inline() {
     let session = legacy_session(&r, "2025-11-25").await;
     let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
         "params": {"name": "nap", "arguments": {"n": 5, "ms": 0}}});
-    let resp = r
-        .http
-        .post(&r.url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-session-id", &session)
-        .header("mcp-protocol-version", "2025-11-25")
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
+    let resp = legacy_post(&r, &session, &body).send().await.unwrap();
     let events = tests::wire::sse_events(resp, 1).await;
     let answer = events.iter().find(|e| e["id"] == 2).expect("an answer");
     assert_eq!(

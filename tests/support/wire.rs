@@ -32,6 +32,33 @@ pub async fn start(server: Server) -> Running {
     }
 }
 
+/// An application's own authentication layer, for tests: the `x-user` header names the
+/// principal.
+async fn principal_from_header(mut req: axum::extract::Request) -> axum::extract::Request {
+    if let Some(user) = req.headers().get("x-user").and_then(|v| v.to_str().ok()) {
+        let user = user.to_owned();
+        req.extensions_mut()
+            .insert(mcp_framework::Principal::new(user));
+    }
+    req
+}
+
+/// Serves the router of `server` behind an authentication layer that takes the
+/// principal from the `x-user` header.
+pub async fn start_authenticated(server: Server) -> Running {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let router = server
+        .router()
+        .layer(axum::middleware::map_request(principal_from_header));
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    Running {
+        url: format!("http://127.0.0.1:{port}/mcp"),
+        server,
+        http: reqwest::Client::new(),
+    }
+}
+
 /// The request metadata of a 2026-07-28 client.
 pub fn meta() -> Value {
     json!({"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}})
