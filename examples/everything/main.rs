@@ -21,6 +21,8 @@
 //!
 //! The deployment options are those of every server's [`Server::run`] command line.
 
+mod apps;
+
 use std::time::Duration;
 
 use mcp_framework::middleware::{self, AuditLayer};

@@ -2,7 +2,7 @@
 //! cache of rendered list pages. A change builds a new catalog and swaps it in.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::cache::{ListKind, PageCache};
 use crate::error::Error;
@@ -23,6 +23,10 @@ pub(crate) struct Catalog {
     pub(crate) templates: Vec<Arc<TemplateEntry>>,
     pub(crate) page_size: usize,
     pub(crate) pages: PageCache,
+    /// The tools the model may see (MCP Apps: without the view-only ones), for clients
+    /// that render no views; built on first use, with its own page cache. `None` when
+    /// every tool is for the model.
+    for_model: OnceLock<Option<Box<Self>>>,
 }
 
 fn check_unique<T>(
@@ -91,6 +95,7 @@ impl Catalog {
             templates,
             page_size,
             pages,
+            for_model: OnceLock::new(),
         })
     }
 
@@ -105,7 +110,53 @@ impl Catalog {
         let tools = tools.into_entries(rules)?;
         let prompts = prompts.into_entries()?;
         let (fixed, templates) = resources.into_entries()?;
-        Self::new(tools, prompts, fixed, templates, page_size)
+        let catalog = Self::new(tools, prompts, fixed, templates, page_size)?;
+        catalog.check_views()?;
+        Ok(catalog)
+    }
+
+    /// Every view a tool names (MCP Apps `_meta.ui.resourceUri`) is a `ui://` resource of
+    /// this catalog.
+    fn check_views(&self) -> Result<(), Error> {
+        for tool in &self.tools {
+            let Some(uri) = &tool.view else { continue };
+            if self.resource(uri).is_none() {
+                return Err(Error::Definition {
+                    kind: "tool",
+                    name: tool.tool.name.clone(),
+                    location: tool.location,
+                    reason: format!(
+                        "its view `{uri}` (`_meta.ui.resourceUri`) is not a resource of this \
+                         server: define it with `#[resource(uri = \"{uri}\")]` or \
+                         `ResourceDefinition::fixed(\"{uri}\", …)`"
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether anything here is MCP Apps: a view, or a tool with `_meta.ui`.
+    pub(crate) fn serves_views(&self) -> bool {
+        self.resources
+            .iter()
+            .any(|r| crate::apps::is_view_uri(&r.resource.uri))
+            || self
+                .tools
+                .iter()
+                .any(|t| t.view.is_some() || !t.model_visible)
+    }
+
+    /// The catalog a client that renders no views lists tools from: this one, or one
+    /// without the view-only tools.
+    pub(crate) fn for_model(&self) -> &Self {
+        self.for_model
+            .get_or_init(|| {
+                let keep: Vec<bool> = self.tools.iter().map(|t| t.model_visible).collect();
+                self.subset(ListKind::Tools, &keep).map(Box::new)
+            })
+            .as_deref()
+            .unwrap_or(self)
     }
 
     pub(crate) fn tool(&self, name: &str) -> Option<&Arc<ToolEntry>> {
@@ -186,6 +237,12 @@ impl Catalog {
         visible: impl Fn(&Requirement) -> bool,
     ) -> Option<Self> {
         let keep: Vec<bool> = self.requirements(kind).map(&visible).collect();
+        self.subset(kind, &keep)
+    }
+
+    /// The entries of `kind` whose `keep` is true (and nothing of the other kinds); `None`
+    /// when that is all of them.
+    fn subset(&self, kind: ListKind, keep: &[bool]) -> Option<Self> {
         if keep.iter().all(|k| *k) {
             return None;
         }
@@ -200,10 +257,10 @@ impl Catalog {
         let (mut tools, mut prompts, mut resources, mut templates) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         match kind {
-            ListKind::Tools => tools = pick(&self.tools, &keep),
-            ListKind::Prompts => prompts = pick(&self.prompts, &keep),
-            ListKind::Resources => resources = pick(&self.resources, &keep),
-            ListKind::Templates => templates = pick(&self.templates, &keep),
+            ListKind::Tools => tools = pick(&self.tools, keep),
+            ListKind::Prompts => prompts = pick(&self.prompts, keep),
+            ListKind::Resources => resources = pick(&self.resources, keep),
+            ListKind::Templates => templates = pick(&self.templates, keep),
         }
         // A subset of a checked catalog has no duplicates.
         Self::new(tools, prompts, resources, templates, self.page_size).ok()
@@ -221,12 +278,14 @@ impl Catalog {
         resources: Option<Vec<Arc<ResourceEntry>>>,
         templates: Option<Vec<Arc<TemplateEntry>>>,
     ) -> Result<Self, Error> {
-        Self::new(
+        let catalog = Self::new(
             tools.unwrap_or_else(|| self.tools.clone()),
             prompts.unwrap_or_else(|| self.prompts.clone()),
             resources.unwrap_or_else(|| self.resources.clone()),
             templates.unwrap_or_else(|| self.templates.clone()),
             self.page_size,
-        )
+        )?;
+        catalog.check_views()?;
+        Ok(catalog)
     }
 }

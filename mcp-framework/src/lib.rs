@@ -29,6 +29,7 @@ mod registry;
 mod runtime;
 
 mod admission;
+pub mod apps;
 #[cfg(feature = "auth")]
 pub mod auth;
 mod cache;
@@ -88,6 +89,7 @@ pub use tasks::{TaskConfig, TaskStart, TaskSupport};
 /// What the macros expand to. Not public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::apps::{UiResourceMeta, UiView, Visibility};
     pub use crate::completion::completer;
     pub use crate::context::{Context, FromContext};
     pub use crate::future::BoxFuture;

@@ -18,6 +18,7 @@ mod docs;
 mod expand;
 mod model;
 mod parse;
+mod paths;
 mod skills;
 
 /// Turns a function into an MCP tool.
@@ -66,6 +67,12 @@ mod skills;
 ///                                    (others are refused with -32021)
 ///     task_start = "handler"       the task starts when the handler awaits
 ///                                    `cx.run_as_task()` (default: before it runs)
+///     ui = ViewType | "ui://…"     the MCP Apps view that renders the results
+///                                    (`_meta.ui.resourceUri`): a `#[resource]` view, checked
+///                                    by the compiler, or its URI, checked by `build()`
+///     visibility = "app"           who may call it: "model", "app" or a list of both
+///                                    (default); a view-only tool is neither listed nor
+///                                    callable for clients that render no views
 ///     register = false             not collected automatically (add it with `tools![…]`)
 ///     schema = "standard"          the schema profile of this tool: "standard", "portable"
 ///                                    or "openai_strict" (default: the server's)
@@ -201,6 +208,16 @@ pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
 ///     ttl_ms = 60000               `ttlMs` of `resources/read` results
 ///     cache_scope = "public" | "private"
 ///     layer = expr | register = false | crate = path   (as for #[tool])
+///     ui(…)                        `_meta.ui` of an MCP Apps view (a `ui://` resource, of
+///                                    type `text/html;profile=mcp-app`):
+///         csp(connect_domains = ["https://…"], resource_domains = […],
+///             frame_domains = […], base_uri_domains = […])
+///         permissions(camera, microphone, geolocation, clipboard_write)
+///         domain = "…"             prefers_border = bool
+///
+/// a view whose HTML is a file (read and checked now, embedded with `include_str!`):
+///     #[resource(uri = "ui://…", html = "view.html", ui(…), …)]
+///     struct ForecastView;
 ///
 /// parameter (templates):
 ///     [#[complete(path::to::completer)]] var: Type
@@ -218,6 +235,12 @@ pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
     let item = proc_macro2::TokenStream::from(item);
+    if let Ok(view) = syn::parse2::<syn::ItemStruct>(item.clone()) {
+        let invoking_file = proc_macro::Span::call_site().local_file();
+        let out = parse::html_view(args.into(), view, invoking_file)
+            .map(|m| debug("resource", &m.item.ident, expand::html_view(&m)));
+        return finish(out, item);
+    }
     let out = parse::resource(args.into(), item.clone())
         .map(|m| debug("resource", &m.func.ident, expand::resource(&m)));
     finish(out, item)

@@ -14,6 +14,7 @@ pub(crate) struct ToolModel {
     pub(crate) annotations: Annotations,
     pub(crate) schema: SchemaModel,
     pub(crate) task: TaskModel,
+    pub(crate) ui: UiToolModel,
 }
 
 /// `task`, `task = "…"` and `task_start = "…"`: the runtime's `TaskSupport` and `TaskStart`
@@ -37,6 +38,22 @@ pub(crate) struct ResourceModel {
     pub(crate) kind: ResourceKind,
     pub(crate) mime: Option<String>,
     pub(crate) size: Option<u64>,
+    pub(crate) ttl_ms: Option<u64>,
+    pub(crate) cache_scope: Option<CacheScope>,
+    /// `ui(…)` of a `ui://` resource (a view); `None` for other resources.
+    pub(crate) ui: Option<UiResourceModel>,
+}
+
+/// A view whose HTML is a file: `#[resource(uri = "ui://…", html = "…")] struct View;`.
+pub(crate) struct HtmlViewModel {
+    pub(crate) common: Common,
+    /// The user's struct, re-emitted as it is.
+    pub(crate) item: syn::ItemStruct,
+    /// The file, absolute (for `include_str!`).
+    pub(crate) path: String,
+    /// Its length in bytes.
+    pub(crate) size: u64,
+    pub(crate) ui: UiResourceModel,
     pub(crate) ttl_ms: Option<u64>,
     pub(crate) cache_scope: Option<CacheScope>,
 }
@@ -198,4 +215,33 @@ pub(crate) enum ResourceKind {
 pub(crate) enum CacheScope {
     Public,
     Private,
+}
+
+/// A tool's view (`ui = …`): a view type (its URI read through `UiView`) or a URI.
+pub(crate) enum ViewRef {
+    Type(Path),
+    Uri(LitStr),
+}
+
+/// A tool's MCP Apps options.
+#[derive(Default)]
+pub(crate) struct UiToolModel {
+    pub(crate) view: Option<ViewRef>,
+    /// `Visibility` variants.
+    pub(crate) visibility: Option<Vec<&'static str>>,
+}
+
+/// A view's `_meta.ui` (`ui(…)` of a `ui://` resource).
+pub(crate) struct UiResourceModel {
+    pub(crate) uri: String,
+    pub(crate) connect_domains: Vec<String>,
+    pub(crate) resource_domains: Vec<String>,
+    pub(crate) frame_domains: Vec<String>,
+    pub(crate) base_uri_domains: Vec<String>,
+    pub(crate) camera: bool,
+    pub(crate) microphone: bool,
+    pub(crate) geolocation: bool,
+    pub(crate) clipboard_write: bool,
+    pub(crate) domain: Option<String>,
+    pub(crate) prefers_border: Option<bool>,
 }

@@ -3,25 +3,11 @@
 //! the runtime applies), every problem reported at the folder's literal.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::LitStr;
-
-/// The folder `lit` names: relative to the file holding the invocation (as `include_str!`
-/// resolves), or to the crate's manifest when the compiler cannot say which file that is.
-fn folder(lit: &LitStr, invoking_file: Option<PathBuf>) -> PathBuf {
-    let rel = PathBuf::from(lit.value());
-    if rel.is_absolute() {
-        return rel;
-    }
-    let base = invoking_file
-        .and_then(|f| f.parent().map(Path::to_path_buf))
-        .or_else(|| std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from))
-        .unwrap_or_default();
-    base.join(rel)
-}
 
 /// Expands to a `Vec<mcp_framework::skills::Skill>` of every skill of the folder, each file
 /// embedded with `include_bytes!` (so changing a file rebuilds the crate).
@@ -37,8 +23,7 @@ pub(crate) fn skills(
     })?;
     // Absolute: `include_bytes!` resolves a relative path against the invoking file, the
     // compiler's own paths are relative to its working directory.
-    let dir = folder(&lit, invoking_file);
-    let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
+    let dir = crate::paths::relative_to_invoking_file(&lit, invoking_file);
     let (found, mut problems) = mcp_skill_format::scan(&dir);
     let mut skills = Vec::new();
     for skill in found {

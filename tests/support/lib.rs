@@ -58,13 +58,16 @@ pub fn spec_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../mcp-framework/tests/spec")
 }
 
+/// `schema.json` of a revision (`2026-07-28`, `2025-11-25`) or of the MCP Apps extension
+/// (`apps`).
 fn schema(revision: &str) -> &'static Value {
     static MODERN: OnceLock<Value> = OnceLock::new();
     static LEGACY: OnceLock<Value> = OnceLock::new();
-    let cell = if revision == "2026-07-28" {
-        &MODERN
-    } else {
-        &LEGACY
+    static APPS: OnceLock<Value> = OnceLock::new();
+    let cell = match revision {
+        "2026-07-28" => &MODERN,
+        "apps" => &APPS,
+        _ => &LEGACY,
     };
     cell.get_or_init(|| {
         let path = spec_dir().join(revision).join("schema.json");
@@ -74,7 +77,8 @@ fn schema(revision: &str) -> &'static Value {
     })
 }
 
-/// Validates `value` against `$defs/<def>` of a revision's `schema.json`; panics with
+/// Validates `value` against `$defs/<def>` of a revision's `schema.json` (or `apps`, the MCP
+/// Apps extension's); panics with
 /// every problem when it does not conform.
 pub fn assert_conforms(revision: &str, def: &str, value: &Value) {
     let defs = &schema(revision)["$defs"];
@@ -147,6 +151,8 @@ mod guide {
     struct Tasks;
     #[doc = include_str!("../../guide/src/skills.md")]
     struct Skills;
+    #[doc = include_str!("../../guide/src/apps.md")]
+    struct Apps;
     #[doc = include_str!("../../guide/src/middleware.md")]
     struct Middleware;
     #[doc = include_str!("../../guide/src/authorization.md")]

@@ -50,6 +50,10 @@ pub(super) async fn call_tool(
         return unknown(&view.name);
     };
     drop(catalog);
+    // A view-only tool (MCP Apps) is not there for a client that renders no views.
+    if !entry.model_visible && !crate::apps::client_renders(&era.caps) {
+        return unknown(&view.name);
+    }
     match access::check(server, &carrier, &entry.requirement) {
         Access::Granted => {}
         Access::Hidden => return unknown(&view.name),

@@ -239,14 +239,20 @@ fn list(
         Ok(v) => v,
         Err(e) => return Reply::bad(e),
     };
-    let catalog = server.catalog.load();
+    let loaded = server.catalog.load();
+    // A client that renders no MCP Apps views lists only the tools meant for the model.
+    let catalog = if kind == ListKind::Tools && !crate::apps::client_renders(&era.caps) {
+        loaded.for_model()
+    } else {
+        &loaded
+    };
     // Items hidden from some callers make every list of their kind private; the caller's
     // own list leaves out what it may not see (rendered for it, not cached).
     let private = catalog.may_hide(kind, server.config.scope_policy);
     let mine = private
         .then(|| catalog.visible(kind, |r| access::visible(server, carrier, r)))
         .flatten();
-    let catalog = mine.as_ref().unwrap_or(&catalog);
+    let catalog = mine.as_ref().unwrap_or(catalog);
     let page = match view.cursor {
         None => 0,
         Some(c) => match decode_cursor(kind, &c, catalog.page_count(kind)) {

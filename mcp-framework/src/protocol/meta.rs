@@ -25,6 +25,8 @@ pub mod keys {
     pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
     /// The Skills extension (`capabilities.extensions` of the server).
     pub const SKILLS_EXTENSION: &str = "io.modelcontextprotocol/skills";
+    /// The MCP Apps extension (`capabilities.extensions`, client and server).
+    pub const UI_EXTENSION: &str = "io.modelcontextprotocol/ui";
     /// Opts a request into progress notifications.
     pub const PROGRESS_TOKEN: &str = "progressToken";
 }

@@ -2,6 +2,7 @@
 //! differ. Plain data: no I/O, no tokio, no axum, and nothing else of this crate.
 
 pub mod annotations;
+pub mod apps;
 pub mod capabilities;
 pub mod completion;
 pub mod content;

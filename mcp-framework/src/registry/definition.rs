@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
+use crate::apps::{UiResourceMeta, UiToolMeta, Visibility};
 use crate::cache::CachePolicy;
 use crate::completion::ErasedCompleter;
 use tower::{Layer, Service};
@@ -122,6 +123,8 @@ pub struct ToolDefinition {
     /// Rules of the profile this tool breaks knowingly.
     pub(crate) allowed: Vec<SchemaRule>,
     pub(crate) task: TaskMode,
+    /// `_meta.ui` options (MCP Apps), laid over `meta`'s.
+    pub(crate) ui: UiToolMeta,
     pub(crate) location: Location,
 }
 
@@ -152,6 +155,7 @@ impl ToolDefinition {
             schema_profile: None,
             allowed: Vec::new(),
             task: TaskMode::default(),
+            ui: UiToolMeta::default(),
             location: Location::RUNTIME,
         }
     }
@@ -174,6 +178,30 @@ impl ToolDefinition {
     #[must_use]
     pub fn task_start(mut self, start: TaskStart) -> Self {
         self.task.start = start;
+        self
+    }
+
+    /// Names the view (an MCP Apps `ui://` resource) that hosts render this tool's results
+    /// in: `_meta.ui.resourceUri`. `build()` fails unless the server serves that view.
+    /// `#[tool(ui = ViewType)]` or `#[tool(ui = "ui://…")]` calls it.
+    #[must_use]
+    pub fn ui(mut self, resource_uri: impl Into<String>) -> Self {
+        self.ui.resource_uri = Some(resource_uri.into());
+        self
+    }
+
+    /// Who may call the tool (`_meta.ui.visibility`; by default the model and the views).
+    /// A tool without [`Visibility::Model`] is for views only: clients that do not render
+    /// views (no `io.modelcontextprotocol/ui` declared) neither list nor call it.
+    #[must_use]
+    pub fn visibility(mut self, who: impl IntoIterator<Item = Visibility>) -> Self {
+        let mut all: Vec<Visibility> = Vec::new();
+        for w in who {
+            if !all.contains(&w) {
+                all.push(w);
+            }
+        }
+        self.ui.visibility = Some(all);
         self
     }
 
@@ -290,6 +318,8 @@ pub struct ResourceDefinition {
     pub(crate) completers: BTreeMap<String, Arc<dyn ErasedCompleter>>,
     pub(crate) layers: Layers,
     pub(crate) requirement: Requirement,
+    /// `_meta.ui` of a view (MCP Apps), laid over `meta`'s.
+    pub(crate) ui: Option<UiResourceMeta>,
     pub(crate) location: Location,
 }
 
@@ -336,6 +366,7 @@ impl ResourceDefinition {
             completers: BTreeMap::new(),
             layers: Layers::default(),
             requirement: Requirement::default(),
+            ui: None,
             location: Location::RUNTIME,
         }
     }
@@ -365,6 +396,16 @@ impl ResourceDefinition {
     #[must_use]
     pub fn mime_type(mut self, mime: impl Into<Cow<'static, str>>) -> Self {
         self.mime_type = Some(mime.into());
+        self
+    }
+
+    /// Makes this `ui://` resource an MCP Apps view with these CSP origins, permissions and
+    /// preferences (`_meta.ui`, on the listing and on every read). A `ui://` resource is a
+    /// view without it too: its type is `text/html;profile=mcp-app` unless it says so
+    /// itself. `#[resource(uri = "ui://…", ui(…))]` calls it.
+    #[must_use]
+    pub fn ui(mut self, meta: UiResourceMeta) -> Self {
+        self.ui = Some(meta);
         self
     }
 

@@ -14,6 +14,7 @@ use super::definition::{
 };
 use super::handler::{PromptFn, ReadFn, ToolFn};
 use super::set::{PromptSet, ResourceSet, ToolSet};
+use crate::apps::{self, UiToolMeta};
 use crate::completion::ErasedCompleter;
 use crate::error::Error;
 use crate::headers::HeaderParam;
@@ -57,6 +58,11 @@ pub(crate) struct ToolEntry {
     pub(crate) requirement: Requirement,
     /// Whether, and from when, it runs as a task.
     pub(crate) task: TaskMode,
+    /// The MCP Apps view that renders its results (`_meta.ui.resourceUri`).
+    pub(crate) view: Option<String>,
+    /// Whether the model may list and call it (`_meta.ui.visibility` has `"model"`, or
+    /// there is none): clients that render no views see only these.
+    pub(crate) model_visible: bool,
     pub(crate) location: Location,
 }
 
@@ -123,7 +129,8 @@ impl ToolEntry {
         let validator = Validator::compile(&def.input_schema)
             .map_err(|e| err(format!("the input schema does not compile: {e}")))?;
         let headers = crate::headers::collect_header_params(&def.input_schema).map_err(err)?;
-        let meta = parse_meta(kind, &def.name, def.location, def.meta.as_deref())?;
+        let mut meta = parse_meta(kind, &def.name, def.location, def.meta.as_deref())?;
+        let ui = crate::apps::tool_meta(&mut meta, &def.ui).map_err(err)?;
 
         let chosen = def.schema_profile.unwrap_or(rules.profile);
         let input = profile::shape(chosen, Role::Input, &def.input_schema);
@@ -187,6 +194,8 @@ impl ToolEntry {
             layers: def.layers.build(Run),
             requirement: def.requirement,
             task: def.task,
+            view: ui.as_ref().and_then(|u| u.resource_uri.clone()),
+            model_visible: ui.as_ref().is_none_or(UiToolMeta::model_visible),
             location: def.location,
         })
     }
@@ -378,13 +387,27 @@ fn check_scopes(requirement: &Requirement) -> Result<(), String> {
     }
 }
 
+/// `read`, with the view's `_meta.ui` added to the contents it returns.
+fn stamping(read: ReadFn, ui: Value) -> ReadFn {
+    let ui = Arc::new(ui);
+    Arc::new(move |request, cx| {
+        let (read, ui) = (read.clone(), ui.clone());
+        let uri = request.uri.clone();
+        Box::pin(async move {
+            let mut contents = read(request, cx).await?;
+            apps::stamp(&mut contents, &uri, &ui);
+            Ok(contents)
+        })
+    })
+}
+
 enum ResourceOrTemplate {
     Resource(ResourceEntry),
     Template(TemplateEntry),
 }
 
 fn build_resource(def: ResourceDefinition, read: ReadFn) -> Result<ResourceOrTemplate, Error> {
-    let meta = parse_meta("resource", &def.name, def.location, def.meta.as_deref())?;
+    let mut meta = parse_meta("resource", &def.name, def.location, def.meta.as_deref())?;
     check_scopes(&def.requirement)
         .map_err(|reason| definition_error("resource", &def.name, def.location, reason))?;
     let icons = (!def.icons.is_empty()).then_some(def.icons);
@@ -398,13 +421,34 @@ fn build_resource(def: ResourceDefinition, read: ReadFn) -> Result<ResourceOrTem
                     format!("`{uri}` is not an absolute URI"),
                 ));
             }
+            let err =
+                |reason: String| definition_error("resource", &def.name, def.location, reason);
+            let view = apps::resource_meta(&uri, &mut meta, def.ui.as_ref()).map_err(err)?;
+            let mut mime_type = def.mime_type.map(Cow::into_owned);
+            let mut read = read;
+            if view.is_some() {
+                match &mime_type {
+                    None => mime_type = Some(apps::APP_MIME_TYPE.to_owned()),
+                    Some(m) if !apps::is_app_mime(m) => {
+                        return Err(err(format!(
+                            "`{uri}` is an MCP Apps view (a `ui://` resource): its type is \
+                             `{}`, not `{m}`",
+                            apps::APP_MIME_TYPE
+                        )));
+                    }
+                    Some(_) => {}
+                }
+                if let Some(ui) = meta.as_ref().and_then(|m| m.get("ui")) {
+                    read = stamping(read, ui.clone());
+                }
+            }
             Ok(ResourceOrTemplate::Resource(ResourceEntry {
                 resource: Resource {
                     uri: uri.into_owned(),
                     name: def.name.into_owned(),
                     title: def.title.map(Cow::into_owned),
                     description: def.description.map(Cow::into_owned),
-                    mime_type: def.mime_type.map(Cow::into_owned),
+                    mime_type,
                     size: def.size,
                     annotations: None,
                     icons,
@@ -424,6 +468,14 @@ fn build_resource(def: ResourceDefinition, read: ReadFn) -> Result<ResourceOrTem
             let err = |reason: String| {
                 definition_error("resource template", &def.name, def.location, reason)
             };
+            if apps::is_view_uri(&template) {
+                return Err(err(
+                    "an MCP Apps view is one fixed `ui://` resource (tools name it by its URI): \
+                     declare it with `uri = …`, not as a template"
+                        .into(),
+                ));
+            }
+            apps::resource_meta(&template, &mut meta, def.ui.as_ref()).map_err(&err)?;
             let matcher = UriTemplate::parse(&template).map_err(&err)?;
             let declared: Vec<String> = schema_arguments(&variables_schema)
                 .into_iter()

@@ -434,6 +434,12 @@ impl ServerBuilder {
         if keeps_tasks {
             extensions.insert(keys::TASKS_EXTENSION.into(), serde_json::json!({}));
         }
+        if catalog.serves_views() {
+            extensions.insert(
+                keys::UI_EXTENSION.into(),
+                serde_json::json!({"mimeTypes": [crate::apps::APP_MIME_TYPE]}),
+            );
+        }
         if skills.is_some() {
             extensions.insert(
                 keys::SKILLS_EXTENSION.into(),

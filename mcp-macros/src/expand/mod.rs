@@ -9,9 +9,10 @@
 mod prompt;
 mod resource;
 mod tool;
+mod ui;
 
 pub(crate) use prompt::prompt;
-pub(crate) use resource::resource;
+pub(crate) use resource::{html_view, resource};
 pub(crate) use tool::tool;
 
 use proc_macro2::{Span, TokenStream};

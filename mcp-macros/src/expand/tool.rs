@@ -17,6 +17,7 @@ pub(crate) fn tool(model: &ToolModel) -> TokenStream {
         annotations,
         schema,
         task,
+        ui,
     } = model;
     let ident = &func.ident;
     let name = &common.name;
@@ -27,6 +28,7 @@ pub(crate) fn tool(model: &ToolModel) -> TokenStream {
     let annotations = annotations_builder(annotations);
     let schema_options = schema_builder(schema);
     let task_options = task_builder(*task);
+    let ui_options = super::ui::tool_builder(ui);
     let warnings = warnings(schema);
     let location = location();
     let (lets, call) = call(func);
@@ -92,6 +94,7 @@ pub(crate) fn tool(model: &ToolModel) -> TokenStream {
                     #annotations
                     #schema_options
                     #task_options
+                    #ui_options
                     #location
             }
 

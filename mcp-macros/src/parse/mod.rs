@@ -9,9 +9,10 @@ mod resource;
 mod schema;
 mod template;
 mod tool;
+mod ui;
 
 pub(crate) use prompt::prompt;
-pub(crate) use resource::resource;
+pub(crate) use resource::{html_view, resource};
 pub(crate) use tool::tool;
 
 use darling::FromMeta;
@@ -206,10 +207,11 @@ pub(crate) struct CommonArgs {
     pub(crate) krate: Option<Path>,
 }
 
-/// Validates the shared options. `name_check` validates an explicit `name = …`.
+/// Validates the shared options of the item named `ident` (its doc comment among `attrs`).
+/// `name_check` validates the name.
 fn common(
     args: CommonArgs,
-    func: &ItemFn,
+    (ident, attrs): (&syn::Ident, &[syn::Attribute]),
     acc: &mut Errors,
     name_check: impl Fn(&str) -> Result<(), String>,
 ) -> Common {
@@ -222,9 +224,9 @@ fn common(
             name
         }
         None => {
-            let name = func.sig.ident.unraw().to_string();
+            let name = ident.unraw().to_string();
             if let Err(e) = name_check(&name) {
-                acc.push(error(&func.sig.ident, e));
+                acc.push(error(ident, e));
             }
             name
         }
@@ -274,7 +276,7 @@ fn common(
     let description = args
         .description
         .map(TextExpr::into_docs)
-        .or_else(|| Docs::from_attrs(&func.attrs));
+        .or_else(|| Docs::from_attrs(attrs));
     Common {
         name,
         title: args.title.map(|t| t.value()),

@@ -56,7 +56,7 @@ pub(crate) fn prompt(args: TokenStream, item: TokenStream) -> syn::Result<Prompt
             register: args.register,
             krate: args.krate,
         },
-        &func.item,
+        (&func.item.sig.ident, &func.item.attrs),
         &mut acc,
         check_name,
     );

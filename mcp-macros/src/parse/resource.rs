@@ -6,10 +6,11 @@ use syn::{LitStr, Path};
 
 use super::params::function;
 use super::template::template_variables;
+use super::ui::{UiArgs, resource_options};
 use super::{
     CommonArgs, Errors, Kind, LayerExpr, ScopeList, TextExpr, common, error, parse_args, parse_item,
 };
-use crate::model::{CacheScope, ResourceKind, ResourceModel};
+use crate::model::{CacheScope, HtmlViewModel, ResourceKind, ResourceModel};
 
 /// The arguments of `#[resource(…)]`.
 #[derive(FromMeta)]
@@ -31,8 +32,25 @@ struct ResourceArgs {
     ttl_ms: Option<u64>,
     cache_scope: Option<LitStr>,
     register: Option<bool>,
+    ui: Option<UiArgs>,
+    html: Option<LitStr>,
     #[darling(rename = "crate")]
     krate: Option<Path>,
+}
+
+/// `cache_scope = "public" | "private"`.
+fn cache_scope(scope: Option<LitStr>, acc: &mut Errors) -> Option<CacheScope> {
+    scope.and_then(|s| match s.value().as_str() {
+        "public" => Some(CacheScope::Public),
+        "private" => Some(CacheScope::Private),
+        other => {
+            acc.push(error(
+                &s,
+                format!("cache_scope must be \"public\" or \"private\", not {other:?}"),
+            ));
+            None
+        }
+    })
 }
 
 fn check_name(name: &str) -> Result<(), String> {
@@ -47,9 +65,25 @@ pub(crate) fn resource(args: TokenStream, item: TokenStream) -> syn::Result<Reso
     let mut acc = Errors::new();
     let args = acc.handle(parse_args::<ResourceArgs>(args));
     let func = function(Kind::Resource, item, &mut acc);
-    let Some(args) = args else {
+    let Some(mut args) = args else {
         return Err(acc.finish().expect_err("the arguments failed to parse"));
     };
+    if let Some(html) = &args.html {
+        acc.push(error(
+            html,
+            "`html = \"…\"` goes on a unit struct (`struct ForecastView;`), whose only \
+             contents is the file; a function produces its HTML itself",
+        ));
+    }
+    let ui_span = ui_span(&args);
+    let ui = resource_options(
+        args.uri.as_ref(),
+        args.template.as_ref(),
+        args.mime.as_ref(),
+        args.ui.take(),
+        ui_span,
+        &mut acc,
+    );
 
     let kind = match (args.uri, args.template) {
         (Some(uri), None) => {
@@ -130,17 +164,7 @@ pub(crate) fn resource(args: TokenStream, item: TokenStream) -> syn::Result<Reso
         }
     };
 
-    let cache_scope = args.cache_scope.and_then(|s| match s.value().as_str() {
-        "public" => Some(CacheScope::Public),
-        "private" => Some(CacheScope::Private),
-        other => {
-            acc.push(error(
-                &s,
-                format!("cache_scope must be \"public\" or \"private\", not {other:?}"),
-            ));
-            None
-        }
-    });
+    let cache_scope = cache_scope(args.cache_scope, &mut acc);
     if let Some(mime) = &args.mime
         && !mime.value().contains('/')
     {
@@ -170,7 +194,7 @@ pub(crate) fn resource(args: TokenStream, item: TokenStream) -> syn::Result<Reso
             register: args.register,
             krate: args.krate,
         },
-        &func.item,
+        (&func.item.sig.ident, &func.item.attrs),
         &mut acc,
         check_name,
     );
@@ -185,7 +209,151 @@ pub(crate) fn resource(args: TokenStream, item: TokenStream) -> syn::Result<Reso
         size: args.size,
         ttl_ms: args.ttl_ms,
         cache_scope,
+        ui,
     })
+}
+
+/// Where a misplaced `ui(…)` is reported: at the URI it does not fit.
+fn ui_span(args: &ResourceArgs) -> Span {
+    args.uri
+        .as_ref()
+        .or(args.template.as_ref())
+        .map_or_else(Span::call_site, LitStr::span)
+}
+
+/// `#[resource(uri = "ui://…", html = "file.html", …)] struct View;`: a view whose HTML
+/// is the file (relative to the file holding the struct, as `include_str!` resolves),
+/// read and checked now, embedded with `include_str!` (so editing it rebuilds the crate).
+pub(crate) fn html_view(
+    args: TokenStream,
+    item: syn::ItemStruct,
+    invoking_file: Option<std::path::PathBuf>,
+) -> syn::Result<HtmlViewModel> {
+    let mut acc = Errors::new();
+    let args = acc.handle(parse_args::<ResourceArgs>(args));
+    if !matches!(item.fields, syn::Fields::Unit) {
+        acc.push(error(
+            &item.fields,
+            "a view with `html = \"…\"` is a unit struct (`struct ForecastView;`)",
+        ));
+    }
+    if !item.generics.params.is_empty() {
+        acc.push(error(&item.generics, "a view cannot be generic"));
+    }
+    let Some(mut args) = args else {
+        return Err(acc.finish().expect_err("the arguments failed to parse"));
+    };
+    let Some(html) = args.html.take() else {
+        acc.push(syn::Error::new(
+            item.ident.span(),
+            "#[resource] on a struct is a view whose HTML comes from a file: add \
+             `html = \"view.html\"` (or put #[resource] on a function)",
+        ));
+        return Err(acc.finish().expect_err("an error was pushed"));
+    };
+    if args.template.is_some() || args.uri.is_none() {
+        let at = args
+            .template
+            .as_ref()
+            .map_or_else(|| item.ident.span(), LitStr::span);
+        acc.push(syn::Error::new(
+            at,
+            "a view with `html = \"…\"` needs `uri = \"ui://…\"`",
+        ));
+    }
+    let path = crate::paths::relative_to_invoking_file(&html, invoking_file);
+    let size = match std::fs::read_to_string(&path) {
+        Err(e) => {
+            acc.push(error(
+                &html,
+                format!("cannot read the view's HTML `{}`: {e}", path.display()),
+            ));
+            0
+        }
+        Ok(text) if !looks_like_html(&text) => {
+            acc.push(error(
+                &html,
+                format!(
+                    "`{}` is not an HTML document: a view starts with `<!DOCTYPE html>` or \
+                     `<html>`",
+                    path.display()
+                ),
+            ));
+            0
+        }
+        Ok(text) => text.len() as u64,
+    };
+    let ui_span = ui_span(&args);
+    let ui = resource_options(
+        args.uri.as_ref(),
+        None,
+        args.mime.as_ref(),
+        args.ui.take(),
+        ui_span,
+        &mut acc,
+    );
+    if let Some(uri) = &args.uri
+        && ui.is_none()
+    {
+        acc.push(error(
+            uri,
+            "a view with `html = \"…\"` is an MCP Apps view: its URI starts with `ui://`",
+        ));
+    }
+    if args.size.is_some() {
+        acc.push(syn::Error::new(
+            html.span(),
+            "a view's `size` is its file's: leave `size` out",
+        ));
+    }
+    let common = common(
+        CommonArgs {
+            name: args.name,
+            title: args.title,
+            description: args.description,
+            icon: args.icon,
+            meta: args.meta,
+            layer: args.layer,
+            scopes: args.scopes,
+            hidden: args.hidden,
+            register: args.register,
+            krate: args.krate,
+        },
+        (&item.ident, &item.attrs),
+        &mut acc,
+        check_name,
+    );
+    let cache_scope = cache_scope(args.cache_scope, &mut acc);
+    let Some(ui) = ui else {
+        return Err(acc.finish().expect_err("an error was pushed"));
+    };
+    acc.finish_with(HtmlViewModel {
+        common,
+        item,
+        path: path.to_string_lossy().into_owned(),
+        size,
+        ui,
+        ttl_ms: args.ttl_ms,
+        cache_scope,
+    })
+}
+
+/// Whether `text` starts (after a byte-order mark, blanks and comments) with a doctype or
+/// an `<html>` element.
+fn looks_like_html(text: &str) -> bool {
+    let mut rest = text.trim_start_matches('\u{feff}').trim_start();
+    while let Some(after) = rest.strip_prefix("<!--") {
+        match after.find("-->") {
+            Some(end) => rest = after[end + 3..].trim_start(),
+            None => return false,
+        }
+    }
+    let head: String = rest
+        .chars()
+        .take(14)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    head.starts_with("<!doctype html") || head.starts_with("<html")
 }
 
 #[cfg(test)]

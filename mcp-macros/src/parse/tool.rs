@@ -7,6 +7,7 @@ use syn::{LitStr, Path};
 
 use super::params::function;
 use super::schema::{NameSource, SchemaArgs, lint};
+use super::ui::{UiRef, VisibilityArg, tool_options};
 use super::{
     CommonArgs, Errors, Kind, LayerExpr, ScopeList, TextExpr, common, parse_args, parse_item,
 };
@@ -32,6 +33,8 @@ struct ToolArgs {
     register: Option<bool>,
     task: Option<TaskArg>,
     task_start: Option<LitStr>,
+    ui: Option<UiRef>,
+    visibility: Option<VisibilityArg>,
     schema: Option<LitStr>,
     allow: Option<PathList>,
     #[darling(rename = "crate")]
@@ -125,6 +128,7 @@ pub(crate) fn tool(args: TokenStream, item: TokenStream) -> syn::Result<ToolMode
         support: args.task.as_ref().map(|t| t.0),
         start: task_start(args.task_start.as_ref(), args.task.as_ref(), &mut acc),
     };
+    let ui = tool_options(args.ui, args.visibility, &mut acc);
     let name_lit = args.name.clone();
     let common = common(
         CommonArgs {
@@ -139,7 +143,7 @@ pub(crate) fn tool(args: TokenStream, item: TokenStream) -> syn::Result<ToolMode
             register: args.register,
             krate: args.krate,
         },
-        &func.item,
+        (&func.item.sig.ident, &func.item.attrs),
         &mut acc,
         check_name,
     );
@@ -163,6 +167,7 @@ pub(crate) fn tool(args: TokenStream, item: TokenStream) -> syn::Result<ToolMode
         annotations,
         schema,
         task,
+        ui,
     })
 }
 
