@@ -43,6 +43,8 @@ mod location;
 mod mrtr;
 mod peer;
 mod principal;
+#[cfg(feature = "redis")]
+pub mod scale;
 mod schema;
 mod schema_profile;
 pub mod skills;

@@ -3,6 +3,7 @@
 
 pub mod fixture;
 pub mod oidc;
+pub mod redis;
 pub mod wire;
 
 use std::path::PathBuf;

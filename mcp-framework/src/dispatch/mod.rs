@@ -277,7 +277,7 @@ pub(crate) fn open_session(
     params: Option<&RawValue>,
     outbound: Option<mpsc::Sender<Bytes>>,
 ) -> Result<(Arc<LegacySession>, Bytes), ErrorObject> {
-    let session = LegacySession::open(params, &server.config, &*server.bus, outbound)?;
+    let session = LegacySession::open(params, &server.config, &server.bus, outbound)?;
     let result = render::initialize_result(server, session.version);
     Ok((session, result))
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::state::ServerInner;
 use crate::catalog::Catalog;
 use crate::error::Error;
-use crate::events::ChangeEvent;
+use crate::events::{ChangeEvent, EventBus as _};
 use crate::registry::set::{PromptSet, ResourceSet, ToolSet};
 use crate::skills::Skill;
 use crate::skills::index::SkillIndex;

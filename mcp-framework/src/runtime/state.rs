@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use super::config::Config;
 use crate::admission::Admission;
 use crate::catalog::Catalog;
-use crate::events::EventBus;
+use crate::events::SharedBus;
 use crate::middleware::CallService;
 use crate::mrtr::Sealer;
 use crate::protocol::{Implementation, JsonObject, ServerCapabilities};
@@ -29,7 +29,7 @@ pub(crate) struct ServerInner {
     /// Serializes catalog changes (see [`ServerHandle`](super::handle::ServerHandle)).
     pub(crate) change_lock: Mutex<()>,
     pub(crate) config: Config,
-    pub(crate) bus: Arc<dyn EventBus>,
+    pub(crate) bus: SharedBus,
     pub(crate) sealer: Sealer,
     /// `{"io.modelcontextprotocol/serverInfo": …}`, merged into every modern result.
     pub(crate) server_info_meta: JsonObject,

@@ -14,7 +14,7 @@ use crate::admission::Admission;
 use crate::cache::{CachePolicy, Cacheable};
 use crate::catalog::Catalog;
 use crate::error::Error;
-use crate::events::{EventBus, LocalBus};
+use crate::events::{EventBus, LocalBus, SharedBus};
 use crate::middleware::{BoxError, Call, CallOutput, CallService, Layers, Route};
 use crate::mrtr::{Sealer, StateKey};
 use crate::principal::{ScopePolicy, ScopeRules};
@@ -49,7 +49,7 @@ pub struct ServerBuilder {
     state_key: Option<StateKey>,
     previous_state_keys: Vec<StateKey>,
     state_ttl: Duration,
-    bus: Option<Arc<dyn EventBus>>,
+    bus: Option<Box<dyn EventBus>>,
     app_state: StateMap,
     layers: Layers,
     tasks: Option<TaskConfig>,
@@ -330,7 +330,7 @@ impl ServerBuilder {
 
     /// Plugs in a change-event bus (default: in-process).
     pub fn event_bus(mut self, bus: impl EventBus) -> Self {
-        self.bus = Some(Arc::new(bus));
+        self.bus = Some(Box::new(bus));
         self
     }
 
@@ -475,13 +475,16 @@ impl ServerBuilder {
             self.previous_state_keys,
             self.state_ttl,
         );
-        let bus = self.bus.unwrap_or_else(|| Arc::new(LocalBus::default()));
+        let bus = SharedBus::new(
+            self.bus
+                .unwrap_or_else(|| Box::new(LocalBus::default()) as Box<dyn EventBus>),
+        );
         let tasks = keeps_tasks.then(|| {
             let config = self.tasks.unwrap_or_default();
             let store = self
                 .task_store
                 .unwrap_or_else(|| Arc::new(MemoryTaskStore::new(config.max_tasks)));
-            Arc::new(Tasks::new(store, config, bus.clone()))
+            Arc::new(Tasks::new(store, config, Arc::new(bus.clone())))
         });
         let inner = ServerInner {
             info: self.info,

@@ -166,30 +166,43 @@ usage: <server> [stdio]
                            (feature `auth`)
 
   --metrics-bind ADDR:PORT (either command; or MCP_METRICS_BIND) serve Prometheus metrics
-                           at http://ADDR:PORT/metrics (feature `metrics`)";
+                           at http://ADDR:PORT/metrics (feature `metrics`)
+  --redis-url URL          (either command; or MCP_REDIS_URL) share change events with the
+                           other replicas through Redis pub/sub: redis://HOST:PORT/
+                           (feature `redis`)";
+
+/// Takes `--NAME VALUE` (or `--NAME=VALUE`, anywhere on the line) out of `args`; without
+/// it, the variable `var`. Returns the other arguments and the value.
+fn take_option(
+    args: &[String],
+    name: &str,
+    var: &str,
+) -> Result<(Vec<String>, Option<String>), Error> {
+    let mut rest = Vec::with_capacity(args.len());
+    let mut value = std::env::var(var).ok().filter(|v| !v.is_empty());
+    let flag = format!("--{name}");
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        if let Some(v) = arg.strip_prefix(&flag).and_then(|v| v.strip_prefix('=')) {
+            value = Some(v.to_owned());
+        } else if *arg == flag {
+            let v = it
+                .next()
+                .ok_or_else(|| Error::Usage(format!("`{flag}` needs a value\n{USAGE}")))?;
+            value = Some(v.clone());
+        } else {
+            rest.push(arg.clone());
+        }
+    }
+    Ok((rest, value))
+}
 
 /// Takes `--metrics-bind ADDR` (anywhere on the line) out of `args`; without it, the
 /// `MCP_METRICS_BIND` variable.
 pub(crate) fn take_metrics_bind(
     args: &[String],
 ) -> Result<(Vec<String>, Option<SocketAddr>), Error> {
-    let mut rest = Vec::with_capacity(args.len());
-    let mut bind = std::env::var("MCP_METRICS_BIND")
-        .ok()
-        .filter(|v| !v.is_empty());
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        if let Some(v) = arg.strip_prefix("--metrics-bind=") {
-            bind = Some(v.to_owned());
-        } else if arg == "--metrics-bind" {
-            let v = it
-                .next()
-                .ok_or_else(|| Error::Usage(format!("`--metrics-bind` needs a value\n{USAGE}")))?;
-            bind = Some(v.clone());
-        } else {
-            rest.push(arg.clone());
-        }
-    }
+    let (rest, bind) = take_option(args, "metrics-bind", "MCP_METRICS_BIND")?;
     let bind = bind
         .map(|v| {
             v.parse().map_err(|_| {
@@ -200,6 +213,12 @@ pub(crate) fn take_metrics_bind(
         })
         .transpose()?;
     Ok((rest, bind))
+}
+
+/// Takes `--redis-url URL` (anywhere on the line) out of `args`; without it, the
+/// `MCP_REDIS_URL` variable.
+pub(crate) fn take_redis_url(args: &[String]) -> Result<(Vec<String>, Option<String>), Error> {
+    take_option(args, "redis-url", "MCP_REDIS_URL")
 }
 
 pub(crate) fn parse(args: &[String]) -> Result<Command, Error> {

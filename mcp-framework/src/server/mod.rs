@@ -182,7 +182,22 @@ impl Server {
     pub async fn run_with_args(self, args: &[String]) -> Result<(), Error> {
         let _telemetry = cli::init_telemetry(&self.inner.info.name);
         let (args, metrics_bind) = cli::take_metrics_bind(args)?;
+        let (args, redis_url) = cli::take_redis_url(&args)?;
         let command = cli::parse(&args)?;
+        if let Some(url) = redis_url {
+            #[cfg(feature = "redis")]
+            {
+                let bus = crate::scale::RedisEventBus::connect(url.as_str())
+                    .map_err(|e| Error::Usage(e.to_string()))?;
+                // Not the URL itself: it may hold a password.
+                tracing::info!("change events shared through Redis");
+                self.inner.bus.replace(Box::new(bus));
+            }
+            #[cfg(not(feature = "redis"))]
+            return Err(Error::Usage(format!(
+                "`--redis-url {url}`: this server was built without the `redis` feature"
+            )));
+        }
         if let Some(bind) = metrics_bind {
             #[cfg(feature = "metrics")]
             metrics::serve(bind, self.inner.shutdown.clone()).await?;

@@ -1,0 +1,9 @@
+//! Scale-out (feature `redis`): what replicas of one server behind a load balancer share.
+//! [`RedisEventBus`] carries change events between them (`subscriptions/listen` and legacy
+//! sessions on every replica see a change made on any one); `wire.rs` is the format of
+//! those messages.
+
+mod redis;
+mod wire;
+
+pub use self::redis::{RedisEventBus, RedisEventBusBuilder};

@@ -1,0 +1,340 @@
+//! Scale-out through a real Redis (Debian's `redis-server`, started by the test): two
+//! replicas of a server, each with a `RedisEventBus` on the same Redis and served over
+//! HTTP. A change made through one reaches the `subscriptions/listen` streams of the other
+//! (list changes and resource updates), each exactly once; when Redis goes away requests
+//! are still answered and changes still reach the replica's own listeners, and when it
+//! comes back the listeners get a resync (every list changed) and remote changes flow
+//! again.
+
+use std::time::Duration;
+
+use futures_util::StreamExt as _;
+use mcp_framework::scale::RedisEventBus;
+use mcp_framework::{Server, tool, tools};
+use serde_json::{Value, json};
+use tests::redis::Redis;
+use tests::wire::{Running, json_of, post, request, start};
+
+/// Says hello.
+#[tool(register = false)]
+fn hello() -> String {
+    "hello".into()
+}
+
+/// A second tool, for removing.
+#[tool(register = false)]
+fn spare() -> String {
+    "spare".into()
+}
+
+/// A replica: the same server, its bus on `redis`.
+async fn replica(redis: &Redis) -> Running {
+    let server = Server::builder()
+        .name("replicated")
+        .tools(tools![hello, spare])
+        .event_bus(RedisEventBus::connect(redis.url()).unwrap())
+        .build()
+        .unwrap();
+    start(server).await
+}
+
+/// A `subscriptions/listen` stream, read message by message.
+struct Listener {
+    stream: futures_util::stream::BoxStream<'static, reqwest::Result<bytes::Bytes>>,
+    buffer: String,
+}
+
+impl Listener {
+    async fn open(r: &Running) -> Self {
+        let body = request(
+            7,
+            "subscriptions/listen",
+            json!({"notifications": {
+                "toolsListChanged": true,
+                "promptsListChanged": true,
+                "resourcesListChanged": true,
+                "resourceSubscriptions": ["test://watched"]
+            }}),
+        );
+        let resp = post(r, &body).send().await.unwrap();
+        assert_eq!(resp.status(), 200);
+        let mut listener = Self {
+            stream: resp.bytes_stream().boxed(),
+            buffer: String::new(),
+        };
+        let ack = listener
+            .next(Duration::from_secs(5))
+            .await
+            .expect("acknowledged");
+        assert_eq!(
+            ack["method"], "notifications/subscriptions/acknowledged",
+            "{ack}"
+        );
+        listener
+    }
+
+    /// The next JSON-RPC message on the stream, or `None` if none comes within `wait`.
+    async fn next(&mut self, wait: Duration) -> Option<Value> {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            if let Some(end) = self.buffer.find("\n\n") {
+                let event: String = self.buffer.drain(..end + 2).collect();
+                let data: String = event
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("data:"))
+                    .map(str::trim_start)
+                    .collect();
+                if data.is_empty() {
+                    continue; // a keep-alive comment or a priming event
+                }
+                return Some(serde_json::from_str(&data).unwrap());
+            }
+            let chunk = tokio::time::timeout_at(deadline, self.stream.next())
+                .await
+                .ok()??;
+            self.buffer
+                .push_str(std::str::from_utf8(&chunk.unwrap()).unwrap());
+        }
+    }
+
+    /// The method of the next notification within `wait`.
+    async fn next_method(&mut self, wait: Duration) -> Option<String> {
+        let m = self.next(wait).await?;
+        Some(m["method"].as_str().unwrap_or_default().to_owned())
+    }
+}
+
+/// Makes `change` on one replica until `listener` (on another) sees `method`: the buses
+/// subscribe in the background, so the first changes may precede the subscription.
+async fn until_seen(listener: &mut Listener, method: &str, change: impl Fn()) {
+    for _ in 0..50 {
+        change();
+        if let Some(seen) = listener.next_method(Duration::from_millis(200)).await {
+            assert_eq!(seen, method);
+            return;
+        }
+    }
+    panic!("{method} never arrived");
+}
+
+async fn tools_list(r: &Running) -> Value {
+    let (status, body) = json_of(
+        post(r, &request(1, "tools/list", json!({})))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 200);
+    body
+}
+
+#[tokio::test]
+async fn a_change_on_one_replica_reaches_the_listeners_of_the_others_once() {
+    let redis = Redis::start().await;
+    let (a, b) = (replica(&redis).await, replica(&redis).await);
+    let mut on_a = Listener::open(&a).await;
+    let mut on_b = Listener::open(&b).await;
+
+    until_seen(&mut on_a, "notifications/resources/updated", || {
+        b.server.handle().resource_updated("test://watched");
+    })
+    .await;
+    // B's own listener saw those updates locally, once each, not again through Redis.
+    let mut own = 0;
+    while let Some(m) = on_b.next_method(Duration::from_millis(300)).await {
+        assert_eq!(m, "notifications/resources/updated");
+        own += 1;
+    }
+    assert!(own >= 1, "B's listener saw its own update");
+    while on_a.next(Duration::from_millis(300)).await.is_some() {}
+
+    // One change now that both buses are subscribed: exactly one notification on each side.
+    b.server.handle().remove_tool("spare");
+    assert_eq!(
+        on_a.next_method(Duration::from_secs(5)).await.as_deref(),
+        Some("notifications/tools/list_changed")
+    );
+    assert_eq!(
+        on_b.next_method(Duration::from_secs(5)).await.as_deref(),
+        Some("notifications/tools/list_changed")
+    );
+    assert_eq!(
+        on_a.next(Duration::from_millis(500)).await,
+        None,
+        "no echo on A"
+    );
+    assert_eq!(
+        on_b.next(Duration::from_millis(500)).await,
+        None,
+        "no echo on B"
+    );
+
+    // Only B's catalog changed: the event says "list again", it does not copy catalogs.
+    assert_eq!(
+        tools_list(&b).await["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    assert_eq!(
+        tools_list(&a).await["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+
+    // And the other way round.
+    a.server.handle().resource_updated("test://watched");
+    assert_eq!(
+        on_b.next_method(Duration::from_secs(5)).await.as_deref(),
+        Some("notifications/resources/updated")
+    );
+}
+
+#[tokio::test]
+async fn without_redis_requests_are_served_and_listeners_resync_when_it_returns() {
+    let mut redis = Redis::start().await;
+    let (a, b) = (replica(&redis).await, replica(&redis).await);
+    let mut on_a = Listener::open(&a).await;
+    until_seen(&mut on_a, "notifications/resources/updated", || {
+        b.server.handle().resource_updated("test://watched");
+    })
+    .await;
+    while on_a.next(Duration::from_millis(300)).await.is_some() {}
+
+    redis.stop().await;
+    // Requests do not wait for Redis, and changes still reach the replica's own listeners.
+    let answered = tokio::time::timeout(Duration::from_secs(2), tools_list(&a)).await;
+    assert!(answered.is_ok(), "tools/list waited for Redis");
+    a.server.handle().remove_tool("spare");
+    assert_eq!(
+        on_a.next_method(Duration::from_secs(2)).await.as_deref(),
+        Some("notifications/tools/list_changed")
+    );
+    // A change on B meanwhile is lost to A (pub/sub keeps nothing) ...
+    b.server.handle().remove_tool("spare");
+
+    redis.restart().await;
+    // ... so A's listeners are told that every list may have changed once its subscription
+    // is back (or once B could publish again: either is a resync).
+    let mut resynced = Vec::new();
+    while resynced.len() < 3 {
+        let m = on_a
+            .next_method(Duration::from_secs(20))
+            .await
+            .expect("a resync after Redis came back");
+        if !resynced.contains(&m) {
+            resynced.push(m);
+        }
+    }
+    resynced.sort();
+    assert_eq!(
+        resynced,
+        [
+            "notifications/prompts/list_changed",
+            "notifications/resources/list_changed",
+            "notifications/tools/list_changed"
+        ]
+    );
+    // Remote changes flow again.
+    while on_a.next(Duration::from_millis(300)).await.is_some() {}
+    until_seen(&mut on_a, "notifications/resources/updated", || {
+        b.server.handle().resource_updated("test://watched");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_bad_url_is_an_error_and_an_unreachable_redis_is_not() {
+    let e = RedisEventBus::connect("http://not-redis").unwrap_err();
+    assert!(e.to_string().contains("the Redis URL"), "{e}");
+    // Nothing listens on this port: the bus starts anyway and keeps trying.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let bus = RedisEventBus::connect(format!("redis://127.0.0.1:{port}/")).unwrap();
+    let server = Server::builder()
+        .tools(tools![hello])
+        .event_bus(bus)
+        .build()
+        .unwrap();
+    let r = start(server).await;
+    let body = tools_list(&r).await;
+    assert_eq!(body["result"]["tools"][0]["name"], "hello");
+}
+
+/// `everything http --redis-url …` on a free port, stopped when dropped.
+async fn everything_replica(redis: &Redis) -> (tokio::process::Child, Running) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = tokio::process::Command::new(tests::example_binary("everything"))
+        .args(["http", "--bind", &format!("127.0.0.1:{port}")])
+        .args(["--redis-url", &redis.url()])
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn everything");
+    let running = Running {
+        url: format!("http://127.0.0.1:{port}/mcp"),
+        // The replica is the child process; this `Server` only fills the struct the request
+        // helpers take and is never served.
+        server: Server::builder().build().unwrap(),
+        http: reqwest::Client::new(),
+    };
+    for _ in 0..100 {
+        if running.http.get(&running.url).send().await.is_ok() {
+            return (child, running);
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("everything did not come up on port {port}");
+}
+
+#[tokio::test]
+async fn the_command_line_of_run_shares_events_with_redis_url() {
+    let redis = Redis::start().await;
+    let (_a_process, a) = everything_replica(&redis).await;
+    let (_b_process, b) = everything_replica(&redis).await;
+    let body = request(
+        7,
+        "subscriptions/listen",
+        json!({"notifications": {"resourceSubscriptions": ["test://watched-resource"]}}),
+    );
+    let resp = post(&a, &body).send().await.unwrap();
+    let mut on_a = Listener {
+        stream: resp.bytes_stream().boxed(),
+        buffer: String::new(),
+    };
+    let ack = on_a
+        .next(Duration::from_secs(5))
+        .await
+        .expect("acknowledged");
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    let touch = request(
+        8,
+        "tools/call",
+        json!({"name": "touch_watched_resource", "arguments": {}}),
+    );
+    for attempt in 0.. {
+        assert!(
+            attempt < 50,
+            "the update made on B never reached A's listener"
+        );
+        let (_, answer) = json_of(post(&b, &touch).send().await.unwrap()).await;
+        assert!(answer["result"].is_object(), "{answer}");
+        if let Some(m) = on_a.next(Duration::from_millis(200)).await {
+            assert_eq!(m["method"], "notifications/resources/updated", "{m}");
+            assert_eq!(m["params"]["uri"], "test://watched-resource");
+            break;
+        }
+    }
+}
