@@ -270,6 +270,11 @@ async fn a_bad_url_is_an_error_and_an_unreachable_redis_is_not() {
 
 /// `everything http --redis-url …` on a free port, stopped when dropped.
 async fn everything_replica(redis: &Redis) -> (tokio::process::Child, Running) {
+    everything(&["--redis-url", &redis.url()]).await
+}
+
+/// `everything http <options>` on a free port, stopped when dropped.
+async fn everything(options: &[&str]) -> (tokio::process::Child, Running) {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -277,7 +282,7 @@ async fn everything_replica(redis: &Redis) -> (tokio::process::Child, Running) {
         .port();
     let child = tokio::process::Command::new(tests::example_binary("everything"))
         .args(["http", "--bind", &format!("127.0.0.1:{port}")])
-        .args(["--redis-url", &redis.url()])
+        .args(options)
         .env("RUST_LOG", "warn")
         .stdout(std::process::Stdio::null())
         .kill_on_drop(true)
@@ -337,4 +342,111 @@ async fn the_command_line_of_run_shares_events_with_redis_url() {
             break;
         }
     }
+}
+
+#[tokio::test]
+async fn a_question_asked_by_one_replica_is_answered_on_another_with_a_shared_key_file() {
+    let dir = std::env::temp_dir().join(format!("mcp-state-keys-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let shared = dir.join("shared.keys");
+    // Rotation: the new key seals, the old one still opens.
+    std::fs::write(
+        &shared,
+        "# newest first\n\
+         2026-12 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f\n\
+         2026-11 ZmZmZmZmZmZmZmZmZmZmZmZmZmZmZmZmZmZmZmZmZmY=\n",
+    )
+    .unwrap();
+    let other = dir.join("other.keys");
+    std::fs::write(
+        &other,
+        "2026-12 ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff\n",
+    )
+    .unwrap();
+    // A replica not yet rotated: its current key is the others' previous one.
+    let older = dir.join("older.keys");
+    std::fs::write(
+        &older,
+        "2026-11 ZmZmZmZmZmZmZmZmZmZmZmZmZmZmZmZmZmZmZmZmZmY=\n",
+    )
+    .unwrap();
+    for file in [&shared, &other, &older] {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    let path = |p: &std::path::Path| p.to_str().unwrap().to_owned();
+    let (_a_process, a) = everything(&["--state-key-file", &path(&shared)]).await;
+    let (_b_process, b) = everything(&["--state-key-file", &path(&shared)]).await;
+    let (_c_process, c) = everything(&["--state-key-file", &path(&other)]).await;
+    let (_d_process, d) = everything(&["--state-key-file", &path(&older)]).await;
+
+    let call = |extra: Value| {
+        let mut params = json!({
+            "name": "confirm_delete",
+            "arguments": {"filename": "a.txt"},
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}
+            }
+        });
+        params
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        request(9, "tools/call", params)
+    };
+    let (_, first) = json_of(post(&a, &call(json!({}))).send().await.unwrap()).await;
+    let result = &first["result"];
+    assert_eq!(result["resultType"], "input_required", "{first}");
+    let key = result["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+    let state = result["requestState"].as_str().unwrap().to_owned();
+    let retry = call(json!({
+        "requestState": state,
+        "inputResponses": {key.clone(): {"action": "accept", "content": {"confirm": true}}}
+    }));
+    let (_, done) = json_of(post(&b, &retry).send().await.unwrap()).await;
+    assert_eq!(
+        done["result"]["content"][0]["text"], "Deleted a.txt",
+        "{done}"
+    );
+    let (_, refused) = json_of(post(&c, &retry).send().await.unwrap()).await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+
+    // Sealed with the previous key (by the replica not yet rotated), opened by a rotated one.
+    let (_, first) = json_of(post(&d, &call(json!({}))).send().await.unwrap()).await;
+    let state = first["result"]["requestState"].as_str().unwrap().to_owned();
+    let retry = call(json!({
+        "requestState": state,
+        "inputResponses": {key: {"action": "accept", "content": {"confirm": false}}}
+    }));
+    let (_, done) = json_of(post(&b, &retry).send().await.unwrap()).await;
+    assert_eq!(done["result"]["content"][0]["text"], "Kept a.txt", "{done}");
+
+    // A key file that is not one stops the server at once, saying why.
+    let bad = dir.join("bad.keys");
+    std::fs::write(&bad, "2026-12 tooshort\n").unwrap();
+    let out = tokio::process::Command::new(tests::example_binary("everything"))
+        .args([
+            "http",
+            "--bind",
+            "127.0.0.1:0",
+            "--state-key-file",
+            &path(&bad),
+        ])
+        .output()
+        .await
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("line 1: the secret is 32 bytes"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -63,6 +63,66 @@ impl StateKey {
     pub fn id(&self) -> &str {
         &self.id
     }
+
+    /// The keys of a key file's text: one `<id> <secret>` per line (the secret 32 bytes as
+    /// 64 hex digits or in base64; blank lines and `#` comments skipped). The first key
+    /// seals, every one opens: to rotate, put a new key first and keep the old one below
+    /// it until the states it sealed have expired (`state_ttl`, 10 minutes by default).
+    /// Every replica reads the same file (`--state-key-file`, `MCP_STATE_KEY_FILE`).
+    ///
+    /// ```
+    /// use mcp_framework::StateKey;
+    ///
+    /// let keys = StateKey::parse_keys(
+    ///     "# newest first\n\
+    ///      2026-12 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f\n\
+    ///      2026-11 AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=\n",
+    /// )
+    /// .unwrap();
+    /// assert_eq!(keys.iter().map(StateKey::id).collect::<Vec<_>>(), ["2026-12", "2026-11"]);
+    /// ```
+    pub fn parse_keys(text: &str) -> Result<Vec<Self>, String> {
+        let mut keys: Vec<Self> = Vec::new();
+        for (n, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let at = |what: &str| format!("line {}: {what}", n + 1);
+            let mut parts = line.split_whitespace();
+            let (Some(id), Some(secret), None) = (parts.next(), parts.next(), parts.next()) else {
+                return Err(at("expected `<key id> <secret>`"));
+            };
+            if id.len() > 255 {
+                return Err(at("a key id is at most 255 bytes"));
+            }
+            if keys.iter().any(|k| k.id == id) {
+                return Err(at(&format!("the key id `{id}` is used twice")));
+            }
+            let bytes = decode_secret(secret).ok_or_else(|| {
+                at("the secret is 32 bytes: 64 hex digits, or 44 characters of base64")
+            })?;
+            keys.push(Self::new(id, bytes));
+        }
+        if keys.is_empty() {
+            return Err("no key: expected lines of `<key id> <secret>`".into());
+        }
+        Ok(keys)
+    }
+}
+
+/// 32 bytes from 64 hex digits or from base64.
+fn decode_secret(secret: &str) -> Option<[u8; 32]> {
+    let bytes = if secret.len() == 64 && secret.bytes().all(|b| b.is_ascii_hexdigit()) {
+        (0..32)
+            .map(|i| u8::from_str_radix(&secret[2 * i..2 * i + 2], 16).ok())
+            .collect::<Option<Vec<u8>>>()?
+    } else {
+        base64::engine::general_purpose::STANDARD
+            .decode(secret)
+            .ok()?
+    };
+    bytes.try_into().ok()
 }
 
 /// Seals and opens states: the current key seals, any known key opens.
@@ -135,6 +195,12 @@ impl Sealer {
             previous,
             ttl,
         }
+    }
+
+    /// The same, sealing with the first of `keys` and opening with any of them.
+    pub(crate) fn with_keys(&self, mut keys: Vec<StateKey>) -> Self {
+        let current = keys.remove(0);
+        Self::new(current, keys, self.ttl)
     }
 
     pub(crate) fn seal(
@@ -383,6 +449,29 @@ impl Round {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn key_files() {
+        let hex = "00".repeat(32);
+        let keys = super::StateKey::parse_keys(&format!("\n# c\na {hex}\n  b {hex}  \n")).unwrap();
+        assert_eq!(
+            keys.iter().map(super::StateKey::id).collect::<Vec<_>>(),
+            ["a", "b"]
+        );
+        for (text, why) in [
+            ("", "no key"),
+            ("a", "line 1: expected"),
+            (&format!("a {hex} extra") as &str, "expected"),
+            ("a 00", "the secret is 32 bytes"),
+            (
+                &format!("a {hex}\na {hex}"),
+                "line 2: the key id `a` is used twice",
+            ),
+        ] {
+            let e = super::StateKey::parse_keys(text).unwrap_err();
+            assert!(e.contains(why), "{text:?}: {e}");
+        }
+    }
+
     use super::*;
     use serde_json::json;
 

@@ -83,7 +83,7 @@ pub(super) fn prepare<'a>(
                 .map(|p| p.subject().to_owned()),
         };
         let opened = match call.request_state {
-            Some(token) => Some(server.sealer.open(&token, &binding)?),
+            Some(token) => Some(server.sealer.load().open(&token, &binding)?),
             None => None,
         };
         let round = Round::new(opened, call.input_responses.unwrap_or_default());
@@ -281,7 +281,7 @@ fn suspended(server: &ServerInner, prepared: &Prepared<'_>) -> Reply {
         result = result.with_input_request(key.clone(), question.request.clone());
         pending.insert(key.clone(), question_digest.clone());
     }
-    let state = server.sealer.seal(binding, round.answers(), pending);
+    let state = server.sealer.load().seal(binding, round.answers(), pending);
     Reply::Result(render::input_required(
         server,
         result.with_request_state(state),

@@ -30,7 +30,8 @@ pub(crate) struct ServerInner {
     pub(crate) change_lock: Mutex<()>,
     pub(crate) config: Config,
     pub(crate) bus: SharedBus,
-    pub(crate) sealer: Sealer,
+    /// Replaceable until serving starts (`Server::run`'s `--state-key-file`).
+    pub(crate) sealer: ArcSwap<Sealer>,
     /// `{"io.modelcontextprotocol/serverInfo": …}`, merged into every modern result.
     pub(crate) server_info_meta: JsonObject,
     pub(crate) discover_bytes: OnceLock<Bytes>,

@@ -493,7 +493,7 @@ impl ServerBuilder {
             catalog: ArcSwap::from_pointee(catalog),
             change_lock: Mutex::new(()),
             bus,
-            sealer,
+            sealer: ArcSwap::from_pointee(sealer),
             server_info_meta,
             discover_bytes: OnceLock::new(),
             shutdown: CancellationToken::new(),

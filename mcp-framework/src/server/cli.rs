@@ -169,7 +169,10 @@ usage: <server> [stdio]
                            at http://ADDR:PORT/metrics (feature `metrics`)
   --redis-url URL          (either command; or MCP_REDIS_URL) share change events with the
                            other replicas through Redis pub/sub: redis://HOST:PORT/
-                           (feature `redis`)";
+                           (feature `redis`)
+  --state-key-file PATH    (either command; or MCP_STATE_KEY_FILE) the keys that seal
+                           requestState, shared by every replica: lines `<id> <secret>`
+                           (32 bytes as 64 hex digits or base64), the first one seals";
 
 /// Takes `--NAME VALUE` (or `--NAME=VALUE`, anywhere on the line) out of `args`; without
 /// it, the variable `var`. Returns the other arguments and the value.
@@ -213,6 +216,29 @@ pub(crate) fn take_metrics_bind(
         })
         .transpose()?;
     Ok((rest, bind))
+}
+
+/// Takes `--state-key-file PATH` (anywhere on the line) out of `args`; without it, the
+/// `MCP_STATE_KEY_FILE` variable. Returns the keys the file holds, newest first.
+pub(crate) fn take_state_keys(
+    args: &[String],
+) -> Result<(Vec<String>, Option<Vec<crate::mrtr::StateKey>>), Error> {
+    let (rest, path) = take_option(args, "state-key-file", "MCP_STATE_KEY_FILE")?;
+    let Some(path) = path else {
+        return Ok((rest, None));
+    };
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| Error::Usage(format!("`--state-key-file {path}`: {e}")))?;
+    #[cfg(unix)]
+    if let Ok(meta) = std::fs::metadata(&path) {
+        use std::os::unix::fs::PermissionsExt as _;
+        if meta.permissions().mode() & 0o044 != 0 {
+            tracing::warn!(%path, "the state key file is readable by others: chmod 600 it");
+        }
+    }
+    let keys = crate::mrtr::StateKey::parse_keys(&text)
+        .map_err(|e| Error::Usage(format!("`--state-key-file {path}`, {e}")))?;
+    Ok((rest, Some(keys)))
 }
 
 /// Takes `--redis-url URL` (anywhere on the line) out of `args`; without it, the

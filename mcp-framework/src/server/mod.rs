@@ -183,6 +183,13 @@ impl Server {
         let _telemetry = cli::init_telemetry(&self.inner.info.name);
         let (args, metrics_bind) = cli::take_metrics_bind(args)?;
         let (args, redis_url) = cli::take_redis_url(&args)?;
+        let (args, state_keys) = cli::take_state_keys(&args)?;
+        if let Some(keys) = state_keys {
+            let ids: Vec<&str> = keys.iter().map(crate::mrtr::StateKey::id).collect();
+            tracing::info!(keys = ?ids, "requestState keys from the key file (the first seals)");
+            let sealer = self.inner.sealer.load().with_keys(keys);
+            self.inner.sealer.store(std::sync::Arc::new(sealer));
+        }
         let command = cli::parse(&args)?;
         if let Some(url) = redis_url {
             #[cfg(feature = "redis")]
