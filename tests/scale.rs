@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use futures_util::StreamExt as _;
-use mcp_framework::scale::RedisEventBus;
+use mcp_framework::scale::{RedisEventBus, RedisTaskStore};
 use mcp_framework::{Server, tool, tools};
 use serde_json::{Value, json};
 use tests::redis::Redis;
@@ -449,4 +449,253 @@ async fn a_question_asked_by_one_replica_is_answered_on_another_with_a_shared_ke
         "{stderr}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn the_redis_task_store_keeps_the_contract() {
+    let redis = Redis::start().await;
+    let store = RedisTaskStore::new(&redis.url(), mcp_framework::tasks::contract::MIN_CAPACITY)
+        .unwrap()
+        .prefix("contract");
+    mcp_framework::tasks::contract::check(&store).await;
+
+    // The bound holds across replicas: they share the count.
+    use mcp_framework::tasks::{TaskRecord, TaskStore, TaskStoreError};
+    let (one, two) = (
+        RedisTaskStore::new(&redis.url(), 2)
+            .unwrap()
+            .prefix("bound"),
+        RedisTaskStore::new(&redis.url(), 2)
+            .unwrap()
+            .prefix("bound"),
+    );
+    let record = |id: &str| TaskRecord::new(id.to_owned(), None, 0, Some(60_000), None);
+    one.create(record("t1")).await.unwrap();
+    two.create(record("t2")).await.unwrap();
+    assert_eq!(
+        one.create(record("t3")).await,
+        Err(TaskStoreError::Full { max: 2 })
+    );
+    assert_eq!(
+        two.create(record("t1")).await,
+        Err(TaskStoreError::Exists("t1".into()))
+    );
+    // Without Redis an operation fails at once, and works again when it is back.
+    let mut redis = redis;
+    redis.stop().await;
+    let failed = tokio::time::timeout(Duration::from_secs(5), one.get("t1")).await;
+    assert!(
+        matches!(failed, Ok(Err(TaskStoreError::Backend(_)))),
+        "{failed:?}"
+    );
+    redis.restart().await;
+    assert_eq!(
+        one.get("t1").await,
+        Ok(None),
+        "a restarted Redis without persistence is empty"
+    );
+    one.create(record("t4")).await.unwrap();
+}
+
+/// Works for `millis` milliseconds, then answers.
+#[tool(task, register = false)]
+async fn slow_sum(a: i64, b: i64, millis: u64) -> i64 {
+    tokio::time::sleep(Duration::from_millis(millis.min(5_000))).await;
+    a + b
+}
+
+/// Set when `wait_for_cancel`'s handler saw its cancellation.
+static CANCELLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Waits until cancelled (at most 30 s).
+#[tool(task, register = false)]
+async fn wait_for_cancel(ctx: mcp_framework::Context) -> String {
+    tokio::select! {
+        () = ctx.cancelled() => {
+            CANCELLED.store(true, std::sync::atomic::Ordering::SeqCst);
+            "cancelled".into()
+        }
+        () = tokio::time::sleep(Duration::from_secs(30)) => "not cancelled".into(),
+    }
+}
+
+/// A yes or no.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Confirm {
+    /// Go ahead?
+    confirm: bool,
+}
+
+/// Asks whether to go on, then says what it was told.
+#[tool(task, register = false)]
+async fn ask_first(ctx: mcp_framework::Context) -> Result<String, mcp_framework::ToolError> {
+    let answer = ctx.elicit::<Confirm>("Go on?").await?;
+    Ok(match answer {
+        mcp_framework::Elicitation::Accept(Confirm { confirm: true }) => "went on".into(),
+        _ => "stopped".into(),
+    })
+}
+
+async fn task_replica(redis: &Redis) -> Running {
+    let server = Server::builder()
+        .name("replicated")
+        .tools(tools![slow_sum, wait_for_cancel, ask_first])
+        .tasks(mcp_framework::TaskConfig::default().lease(Duration::from_millis(600)))
+        .task_store(RedisTaskStore::new(&redis.url(), 100).unwrap())
+        .event_bus(RedisEventBus::connect(redis.url()).unwrap())
+        .build()
+        .unwrap();
+    start(server).await
+}
+
+fn with_tasks(id: u64, method: &str, mut params: Value) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {
+            "extensions": {"io.modelcontextprotocol/tasks": {}},
+            "elicitation": {"form": {}}
+        }
+    });
+    request(id, method, params)
+}
+
+/// Polls `tasks/get` on `r` until the task's status is `status`, at most 5 s.
+async fn until_status(r: &Running, id: &str, status: &str) -> Value {
+    let get = with_tasks(2, "tasks/get", json!({"taskId": id}));
+    let mut last = Value::Null;
+    for _ in 0..100 {
+        let (_, answer) = json_of(post(r, &get).send().await.unwrap()).await;
+        if answer["result"]["status"] == status {
+            return answer["result"].clone();
+        }
+        last = answer;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the task never became {status}: {last}");
+}
+
+async fn create_task(r: &Running, tool: &str) -> String {
+    let call = with_tasks(1, "tools/call", json!({"name": tool, "arguments": {}}));
+    let (_, created) = json_of(post(r, &call).send().await.unwrap()).await;
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    created["result"]["taskId"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn another_replica_answers_and_cancels_a_task_and_a_dead_runner_fails_it() {
+    let redis = Redis::start().await;
+    let (a, b, c) = (
+        task_replica(&redis).await,
+        task_replica(&redis).await,
+        task_replica(&redis).await,
+    );
+
+    // A question asked by A's task, seen and answered on B.
+    let id = create_task(&a, "ask_first").await;
+    let waiting = until_status(&b, &id, "input_required").await;
+    let key = waiting["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+    let update = with_tasks(
+        3,
+        "tasks/update",
+        json!({"taskId": id, "inputResponses": {key: {"action": "accept", "content": {"confirm": true}}}}),
+    );
+    let (_, ack) = json_of(post(&b, &update).send().await.unwrap()).await;
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    let done = until_status(&c, &id, "completed").await;
+    assert_eq!(done["result"]["content"][0]["text"], "went on", "{done}");
+
+    // A's task, cancelled from C: A's handler stops, and every replica says cancelled.
+    let id = create_task(&a, "wait_for_cancel").await;
+    until_status(&b, &id, "working").await;
+    let cancel = with_tasks(4, "tasks/cancel", json!({"taskId": id}));
+    let (_, ack) = json_of(post(&c, &cancel).send().await.unwrap()).await;
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    until_status(&b, &id, "cancelled").await;
+    for _ in 0..100 {
+        if CANCELLED.load(std::sync::atomic::Ordering::SeqCst) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(
+        CANCELLED.load(std::sync::atomic::Ordering::SeqCst),
+        "the handler on A saw the cancellation made on C"
+    );
+
+    // A task whose runner died (its lease ran out, nobody finished it) fails; it does not
+    // stay `working` until its TTL.
+    use mcp_framework::tasks::{TaskRecord, TaskStore};
+    let store = RedisTaskStore::new(&redis.url(), 100).unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let mut orphan = TaskRecord::new("f".repeat(32), None, now, Some(60_000), Some(500));
+    orphan.lease_until_ms = Some(now - 1);
+    store.create(orphan).await.unwrap();
+    let failed = until_status(&b, &"f".repeat(32), "failed").await;
+    assert!(
+        failed["statusMessage"]
+            .as_str()
+            .unwrap()
+            .contains("stopped before it finished"),
+        "{failed}"
+    );
+    // A live task's lease is renewed: after several leases it is still working.
+    let id = create_task(&a, "wait_for_cancel").await;
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    until_status(&c, &id, "working").await;
+}
+
+#[tokio::test]
+async fn a_task_created_on_one_replica_is_polled_on_the_others_and_outlives_it() {
+    let redis = Redis::start().await;
+    let (a, b, c) = (
+        task_replica(&redis).await,
+        task_replica(&redis).await,
+        task_replica(&redis).await,
+    );
+    let call = with_tasks(
+        1,
+        "tools/call",
+        json!({"name": "slow_sum", "arguments": {"a": 2, "b": 3, "millis": 300}}),
+    );
+    let (_, created) = json_of(post(&a, &call).send().await.unwrap()).await;
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let get = with_tasks(2, "tasks/get", json!({"taskId": id}));
+    let (_, on_b) = json_of(post(&b, &get).send().await.unwrap()).await;
+    assert_eq!(on_b["result"]["status"], "working", "{on_b}");
+
+    let mut done = Value::Null;
+    for _ in 0..100 {
+        let (_, on_c) = json_of(post(&c, &get).send().await.unwrap()).await;
+        if on_c["result"]["status"] == "completed" {
+            done = on_c;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(done["result"]["status"], "completed", "{done}");
+    assert_eq!(
+        done["result"]["result"]["structuredContent"]["result"], 5,
+        "{done}"
+    );
+
+    // The replica that ran it goes away; the others still answer for the task.
+    a.server.handle().shutdown();
+    drop(a);
+    let (_, after) = json_of(post(&b, &get).send().await.unwrap()).await;
+    assert_eq!(after["result"]["status"], "completed", "{after}");
+
+    // A task of another principal's, or one that never existed, is not found anywhere.
+    let unknown = with_tasks(3, "tasks/get", json!({"taskId": "0".repeat(32)}));
+    let (_, missing) = json_of(post(&c, &unknown).send().await.unwrap()).await;
+    assert_eq!(missing["error"]["code"], -32602, "{missing}");
 }

@@ -1,9 +1,12 @@
 //! Scale-out (feature `redis`): what replicas of one server behind a load balancer share.
 //! [`RedisEventBus`] carries change events between them (`subscriptions/listen` and legacy
 //! sessions on every replica see a change made on any one); `wire.rs` is the format of
-//! those messages.
+//! those messages. [`RedisTaskStore`] keeps the tasks every replica answers for.
 
 mod redis;
+mod task_store;
+mod timing;
 mod wire;
 
 pub use self::redis::{RedisEventBus, RedisEventBusBuilder};
+pub use self::task_store::RedisTaskStore;

@@ -2,20 +2,15 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
 use futures_util::StreamExt as _;
 use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
 
+use super::timing::{Backoff, REDIS_TIMEOUT};
 use super::wire::{self, Message};
 use crate::error::Error;
 use crate::events::{ChangeEvent, EventBus};
-
-/// How long connecting to Redis, and one command, may take.
-const REDIS_TIMEOUT: Duration = Duration::from_secs(2);
-/// The first and the longest pause between reconnection attempts.
-const BACKOFF: (Duration, Duration) = (Duration::from_millis(100), Duration::from_secs(5));
 
 /// A change event bus shared by the replicas of a server through Redis pub/sub: a change
 /// made on one replica (`ServerHandle`, `resource_updated`, a task's progress) reaches the
@@ -170,33 +165,6 @@ impl EventBus for RedisEventBus {
 
     fn subscribe(&self) -> broadcast::Receiver<ChangeEvent> {
         self.local.subscribe()
-    }
-}
-
-/// Reconnection pauses: doubling from [`BACKOFF`]'s first to its last, each with up to
-/// half of it added at random (replicas that lost Redis together do not return together).
-struct Backoff(Duration);
-
-impl Backoff {
-    fn new() -> Self {
-        Self(BACKOFF.0)
-    }
-
-    fn reset(&mut self) {
-        self.0 = BACKOFF.0;
-    }
-
-    /// Sleeps for the next pause; `false` if the bus stopped meanwhile.
-    async fn sleep(&mut self, stop: &CancellationToken) -> bool {
-        let jitter = self
-            .0
-            .mul_f64(f64::from(getrandom::u32().unwrap_or(0) % 500) / 1000.0);
-        let pause = self.0 + jitter;
-        self.0 = (self.0 * 2).min(BACKOFF.1);
-        tokio::select! {
-            () = stop.cancelled() => false,
-            () = tokio::time::sleep(pause) => true,
-        }
     }
 }
 

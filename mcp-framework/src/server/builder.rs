@@ -53,7 +53,7 @@ pub struct ServerBuilder {
     app_state: StateMap,
     layers: Layers,
     tasks: Option<TaskConfig>,
-    task_store: Option<Arc<dyn TaskStore>>,
+    task_store: Option<Box<dyn TaskStore>>,
     skills: Vec<Skill>,
     skill_dirs: Vec<PathBuf>,
 }
@@ -297,7 +297,7 @@ impl ServerBuilder {
     /// [`TaskConfig::max_tasks`]); implies [`tasks`](Self::tasks). A store shared between
     /// replicas lets any of them answer for a task.
     pub fn task_store(mut self, store: impl TaskStore) -> Self {
-        self.task_store = Some(Arc::new(store));
+        self.task_store = Some(Box::new(store));
         self
     }
 
@@ -483,7 +483,7 @@ impl ServerBuilder {
             let config = self.tasks.unwrap_or_default();
             let store = self
                 .task_store
-                .unwrap_or_else(|| Arc::new(MemoryTaskStore::new(config.max_tasks)));
+                .unwrap_or_else(|| Box::new(MemoryTaskStore::new(config.max_tasks)));
             Arc::new(Tasks::new(store, config, Arc::new(bus.clone())))
         });
         let inner = ServerInner {

@@ -199,6 +199,12 @@ impl Server {
                 // Not the URL itself: it may hold a password.
                 tracing::info!("change events shared through Redis");
                 self.inner.bus.replace(Box::new(bus));
+                if let Some(tasks) = &self.inner.tasks {
+                    let store = crate::scale::RedisTaskStore::new(&url, tasks.config.max_tasks)
+                        .map_err(|e| Error::Usage(e.to_string()))?;
+                    tracing::info!("tasks kept in Redis");
+                    tasks.store.replace(Box::new(store));
+                }
             }
             #[cfg(not(feature = "redis"))]
             return Err(Error::Usage(format!(

@@ -7,16 +7,16 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use bytes::Bytes;
 use serde_json::Value;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::TaskConfig;
 use super::record::{TaskRecord, TaskUpdate, now_ms};
-use super::store::{TaskStore, TaskStoreError};
+use super::store::{SharedStore, TaskStore, TaskStoreError};
 use crate::events::{ChangeEvent, EventBus, TaskEvent};
 use crate::protocol::{ErrorObject, JsonObject, TaskStatus};
 
@@ -27,14 +27,18 @@ const SWEEP_LIMIT: usize = 1_000;
 
 /// The server's tasks: the store, and the tasks running in this process.
 pub(crate) struct Tasks {
-    pub(crate) store: Arc<dyn TaskStore>,
+    pub(crate) store: SharedStore,
     pub(crate) config: TaskConfig,
     bus: Arc<dyn EventBus>,
     running: Mutex<HashMap<Arc<str>, Arc<LiveTask>>>,
     next_sweep_ms: AtomicU64,
-    /// Listen streams asking for `notifications/tasks`: without any, no event is built.
-    /// (A bus shared between replicas must publish regardless: its watchers are remote.)
+    /// Listen streams asking for `notifications/tasks`: without any, no event is built
+    /// for the changes this process makes to its own tasks (changes written for a task
+    /// another replica runs are always published: its runner listens).
     watchers: AtomicUsize,
+    /// The loop that renews the leases of the tasks running here and picks up what other
+    /// replicas wrote for them: started with the first task.
+    control: OnceLock<()>,
 }
 
 /// A listen stream's interest in task notifications, held while it lives.
@@ -104,17 +108,87 @@ fn ms(d: std::time::Duration) -> u64 {
 
 impl Tasks {
     pub(crate) fn new(
-        store: Arc<dyn TaskStore>,
+        store: Box<dyn TaskStore>,
         config: TaskConfig,
         bus: Arc<dyn EventBus>,
     ) -> Self {
         Self {
-            store,
+            store: SharedStore::new(store),
             config,
             bus,
             running: Mutex::new(HashMap::new()),
             next_sweep_ms: AtomicU64::new(0),
             watchers: AtomicUsize::new(0),
+            control: OnceLock::new(),
+        }
+    }
+
+    fn lease_until(&self, now: u64) -> u64 {
+        now.saturating_add(ms(self.config.lease))
+    }
+
+    /// Starts the control loop (once, on the runtime of the first task).
+    fn start_control(self: &Arc<Self>) {
+        self.control.get_or_init(|| {
+            let events = self.bus.subscribe();
+            tokio::spawn(control_loop(Arc::downgrade(self), events));
+        });
+    }
+
+    /// Renews the lease of every task running here, and takes what the store holds for
+    /// them.
+    async fn renew_all(&self) {
+        let running: Vec<Arc<LiveTask>> = self
+            .running
+            .lock()
+            .expect("running")
+            .values()
+            .cloned()
+            .collect();
+        let until = self.lease_until(now_ms());
+        for live in running {
+            let renewed = {
+                let _w = live.writes.lock().await;
+                self.store.update(&live.id, TaskUpdate::lease(until)).await
+            };
+            match renewed {
+                Ok(Some(record)) => self.take_controls(&live, &record).await,
+                Ok(None) => {}
+                Err(e) => {
+                    tracing::warn!(task = %live.id, error = %e, "could not renew a task's lease");
+                }
+            }
+        }
+    }
+
+    /// Reads a task running here again, after another replica wrote for it.
+    async fn refresh(&self, id: &str) {
+        let Some(live) = self.running(id) else { return };
+        if let Ok(Some(record)) = self.store.get(id).await {
+            self.take_controls(&live, &record).await;
+        }
+    }
+
+    /// What other replicas left in `record` for the task `live` runs here: cancellation,
+    /// answers to its questions.
+    async fn take_controls(&self, live: &Arc<LiveTask>, record: &TaskRecord) {
+        if record.cancel_requested {
+            live.cancel.cancel();
+        }
+        if record.answers.is_empty() {
+            return;
+        }
+        let answered = deliver(live, record.answers.clone());
+        let taken: Vec<String> = record.answers.keys().cloned().collect();
+        {
+            let _w = live.writes.lock().await;
+            let update = TaskUpdate::at(now_ms()).answers_taken(taken);
+            if let Err(e) = self.store.update(&live.id, update).await {
+                tracing::warn!(task = %live.id, error = %e, "could not take a task's answers");
+            }
+        }
+        if answered {
+            self.write_questions(live).await;
         }
     }
 
@@ -128,18 +202,21 @@ impl Tasks {
     /// this returns, `tasks/get` finds it.
     /// `cancel` is the token the task's handler watches.
     pub(crate) async fn create(
-        &self,
+        self: &Arc<Self>,
         owner: Option<&str>,
         cancel: CancellationToken,
     ) -> Result<(TaskRecord, Arc<LiveTask>), TaskStoreError> {
         self.sweep().await;
-        let record = TaskRecord::new(
+        self.start_control();
+        let now = now_ms();
+        let mut record = TaskRecord::new(
             crate::unguessable::hex_id(),
             owner.map(str::to_owned),
-            now_ms(),
+            now,
             Some(ms(self.config.ttl)),
             Some(ms(self.config.poll_interval)),
         );
+        record.lease_until_ms = Some(self.lease_until(now));
         self.store.create(record.clone()).await?;
         let live = Arc::new(LiveTask {
             id: Arc::from(record.id.as_str()),
@@ -207,11 +284,20 @@ impl Tasks {
         if record.owner.as_deref() != owner {
             return Err(not_found());
         }
-        if record.is_expired(now_ms()) {
+        let now = now_ms();
+        if record.is_expired(now) {
             self.forget(id).await;
             return Err(ErrorObject::invalid_params(
                 "Failed to retrieve task: Task has expired",
             ));
+        }
+        if record.runner_is_gone(now) && self.running(id).is_none() {
+            // Its runner stopped without finishing it: it fails, it does not hang.
+            let update = TaskUpdate::at(now).failed(ErrorObject::internal(
+                "The server instance running this task stopped before it finished \
+                 (its lease ran out)",
+            ));
+            return Ok(self.write_control(id, update).await.unwrap_or(record));
         }
         Ok(record)
     }
@@ -233,21 +319,14 @@ impl Tasks {
             return Ok(());
         }
         let Some(live) = self.running(id) else {
+            // Another replica runs it: the answers wait in the store for its runner.
+            if !responses.is_empty() {
+                self.write_control(id, TaskUpdate::at(now_ms()).answers(responses))
+                    .await;
+            }
             return Ok(());
         };
-        let answered = {
-            let mut q = live.questions.lock().expect("questions");
-            let mut answered = false;
-            for (key, value) in responses {
-                if let Some((_, tx)) = q.pending.remove(&key) {
-                    // The handler may have stopped waiting (cancelled): nothing to do.
-                    let _ = tx.send(value);
-                    answered = true;
-                }
-            }
-            answered
-        };
-        if answered {
+        if deliver(&live, responses) {
             self.write_questions(&live).await;
         }
         Ok(())
@@ -266,6 +345,9 @@ impl Tasks {
             let _w = live.writes.lock().await;
             self.write(id, update).await;
             live.cancel.cancel();
+        } else if record.lease_until_ms.is_some_and(|until| until >= now_ms()) {
+            // Another replica runs it: its runner picks the request up and stops it.
+            self.write_control(id, update).await;
         } else {
             self.write(id, update.status(TaskStatus::Cancelled)).await;
         }
@@ -374,10 +456,31 @@ impl Tasks {
         }
     }
 
+    /// Writes a change for a task another replica may run, and announces it whoever
+    /// listens here: its runner learns of it through the bus (or at its next renewal).
+    async fn write_control(&self, id: &str, update: TaskUpdate) -> Option<TaskRecord> {
+        match self.store.update(id, update).await {
+            Ok(Some(record)) => {
+                self.announce(&record);
+                Some(record)
+            }
+            Ok(None) => None,
+            Err(e) => {
+                tracing::error!(task = id, error = %e, "could not record a task's state");
+                None
+            }
+        }
+    }
+
     fn publish(&self, record: &TaskRecord) {
         if self.watchers.load(Ordering::Relaxed) == 0 {
             return;
         }
+        self.announce(record);
+    }
+
+    /// `notifications/tasks` for `record`, on the bus.
+    fn announce(&self, record: &TaskRecord) {
         let Ok(detail) = serde_json::to_string(&record.detail()) else {
             return;
         };
@@ -387,6 +490,45 @@ impl Tasks {
                 owner: record.owner.as_deref().map(Arc::from),
                 detail: Arc::from(detail),
             })));
+    }
+}
+
+/// Hands `responses` to the questions of `live` they answer (answers to keys not waiting
+/// are ignored); whether any was.
+fn deliver(live: &LiveTask, responses: JsonObject) -> bool {
+    let mut q = live.questions.lock().expect("questions");
+    let mut answered = false;
+    for (key, value) in responses {
+        if let Some((_, tx)) = q.pending.remove(&key) {
+            // The handler may have stopped waiting (cancelled): nothing to do.
+            let _ = tx.send(value);
+            answered = true;
+        }
+    }
+    answered
+}
+
+/// Renews the leases of the tasks running here every third of the lease, and reads a
+/// task again as soon as the bus says it changed (another replica wrote for it). Ends
+/// with the server's tasks.
+async fn control_loop(tasks: Weak<Tasks>, mut events: broadcast::Receiver<ChangeEvent>) {
+    let Some(lease) = tasks.upgrade().map(|t| t.config.lease) else {
+        return;
+    };
+    let mut tick = tokio::time::interval(lease / 3);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        let event = tokio::select! {
+            _ = tick.tick() => None,
+            e = events.recv() => Some(e),
+        };
+        let Some(tasks) = tasks.upgrade() else { return };
+        match event {
+            None | Some(Err(broadcast::error::RecvError::Lagged(_))) => tasks.renew_all().await,
+            Some(Ok(ChangeEvent::TaskChanged(task))) => tasks.refresh(&task.id).await,
+            Some(Ok(_)) => {}
+            Some(Err(broadcast::error::RecvError::Closed)) => return,
+        }
     }
 }
 

@@ -76,6 +76,11 @@ pub struct TaskConfig {
     pub max_result_bytes: usize,
     /// At most this many questions of one task wait for answers at once. Default: 16.
     pub max_pending_questions: usize,
+    /// How long a replica holds the tasks it runs without renewing: it renews every third
+    /// of it, and picks up what other replicas wrote for them (answers, cancellation) each
+    /// time. When it stops (crashes, is killed), its tasks fail once the lease has run out.
+    /// Default: 10 s.
+    pub lease: Duration,
 }
 
 impl Default for TaskConfig {
@@ -86,6 +91,7 @@ impl Default for TaskConfig {
             max_tasks: 10_000,
             max_result_bytes: 1 << 20,
             max_pending_questions: 16,
+            lease: Duration::from_secs(10),
         }
     }
 }
@@ -116,6 +122,13 @@ impl TaskConfig {
     #[must_use]
     pub fn max_result_bytes(mut self, max: usize) -> Self {
         self.max_result_bytes = max;
+        self
+    }
+
+    /// Sets [`lease`](Self::lease) (at least 300 ms).
+    #[must_use]
+    pub fn lease(mut self, lease: Duration) -> Self {
+        self.lease = lease.max(Duration::from_millis(300));
         self
     }
 

@@ -39,6 +39,14 @@ pub struct TaskRecord {
     pub error: Option<ErrorObject>,
     /// A client asked to cancel it (its runner, wherever it is, should stop).
     pub cancel_requested: bool,
+    /// Answers to its questions given on a replica that does not run it, waiting for the
+    /// runner to take them (a shared store carries them there).
+    #[serde(default, skip_serializing_if = "JsonObject::is_empty")]
+    pub answers: JsonObject,
+    /// Its runner holds it until then (milliseconds since the Unix epoch) and renews the
+    /// lease while it runs; past it, with the task not final, the runner is gone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lease_until_ms: Option<u64>,
 }
 
 /// Milliseconds since the Unix epoch, now.
@@ -75,7 +83,15 @@ impl TaskRecord {
             result: None,
             error: None,
             cancel_requested: false,
+            answers: JsonObject::new(),
+            lease_until_ms: None,
         }
+    }
+
+    /// Whether the task is not final and its runner's lease ran out before `now_ms` (the
+    /// replica running it stopped). A record without a lease never is.
+    pub fn runner_is_gone(&self, now_ms: u64) -> bool {
+        !self.status.is_terminal() && self.lease_until_ms.is_some_and(|until| until < now_ms)
     }
 
     /// When the record may be removed (never, without a TTL).
@@ -137,6 +153,12 @@ pub struct TaskUpdate {
     pub error: Option<ErrorObject>,
     /// Marks the task as asked to cancel.
     pub cancel_requested: bool,
+    /// Answers for the runner to take (added to those waiting).
+    pub answers: Option<JsonObject>,
+    /// Answers the runner took (removed from those waiting).
+    pub answers_taken: Vec<String>,
+    /// The runner's new lease.
+    pub lease_until_ms: Option<u64>,
     /// When the change happened, in milliseconds since the Unix epoch.
     pub at_ms: u64,
 }
@@ -195,6 +217,29 @@ impl TaskUpdate {
         self
     }
 
+    /// Leaves answers for the runner (given on a replica that does not run the task).
+    #[must_use]
+    pub fn answers(mut self, answers: JsonObject) -> Self {
+        self.answers = Some(answers);
+        self
+    }
+
+    /// Removes answers the runner took.
+    #[must_use]
+    pub fn answers_taken(mut self, keys: Vec<String>) -> Self {
+        self.answers_taken = keys;
+        self
+    }
+
+    /// Renews the runner's lease: not a change clients see (the record's `updated_at_ms`
+    /// stays).
+    pub fn lease(until_ms: u64) -> Self {
+        Self {
+            lease_until_ms: Some(until_ms),
+            ..Self::default()
+        }
+    }
+
     /// Applies the change to `record`; returns whether anything changed (nothing does once
     /// the record is final).
     pub fn apply(self, record: &mut TaskRecord) -> bool {
@@ -222,6 +267,18 @@ impl TaskUpdate {
             record.error = self.error;
         }
         record.cancel_requested |= self.cancel_requested;
+        if let Some(answers) = self.answers {
+            record.answers.extend(answers);
+        }
+        for key in &self.answers_taken {
+            record.answers.remove(key);
+        }
+        if self.status.is_some_and(TaskStatus::is_terminal) {
+            record.answers.clear();
+        }
+        if let Some(until) = self.lease_until_ms {
+            record.lease_until_ms = Some(until);
+        }
         record.updated_at_ms = record.updated_at_ms.max(self.at_ms);
         true
     }
