@@ -8,12 +8,12 @@
 
 use std::time::Duration;
 
-use futures_util::StreamExt as _;
 use mcp_framework::scale::{RedisEventBus, RedisTaskStore};
 use mcp_framework::{Server, tool, tools};
 use serde_json::{Value, json};
+use tests::everything;
 use tests::redis::Redis;
-use tests::wire::{Running, json_of, post, request, start};
+use tests::wire::{Listener, Running, json_of, post, request, start};
 
 /// Says hello.
 #[tool(register = false)]
@@ -38,70 +38,14 @@ async fn replica(redis: &Redis) -> Running {
     start(server).await
 }
 
-/// A `subscriptions/listen` stream, read message by message.
-struct Listener {
-    stream: futures_util::stream::BoxStream<'static, reqwest::Result<bytes::Bytes>>,
-    buffer: String,
-}
-
-impl Listener {
-    async fn open(r: &Running) -> Self {
-        let body = request(
-            7,
-            "subscriptions/listen",
-            json!({"notifications": {
-                "toolsListChanged": true,
-                "promptsListChanged": true,
-                "resourcesListChanged": true,
-                "resourceSubscriptions": ["test://watched"]
-            }}),
-        );
-        let resp = post(r, &body).send().await.unwrap();
-        assert_eq!(resp.status(), 200);
-        let mut listener = Self {
-            stream: resp.bytes_stream().boxed(),
-            buffer: String::new(),
-        };
-        let ack = listener
-            .next(Duration::from_secs(5))
-            .await
-            .expect("acknowledged");
-        assert_eq!(
-            ack["method"], "notifications/subscriptions/acknowledged",
-            "{ack}"
-        );
-        listener
-    }
-
-    /// The next JSON-RPC message on the stream, or `None` if none comes within `wait`.
-    async fn next(&mut self, wait: Duration) -> Option<Value> {
-        let deadline = tokio::time::Instant::now() + wait;
-        loop {
-            if let Some(end) = self.buffer.find("\n\n") {
-                let event: String = self.buffer.drain(..end + 2).collect();
-                let data: String = event
-                    .lines()
-                    .filter_map(|l| l.strip_prefix("data:"))
-                    .map(str::trim_start)
-                    .collect();
-                if data.is_empty() {
-                    continue; // a keep-alive comment or a priming event
-                }
-                return Some(serde_json::from_str(&data).unwrap());
-            }
-            let chunk = tokio::time::timeout_at(deadline, self.stream.next())
-                .await
-                .ok()??;
-            self.buffer
-                .push_str(std::str::from_utf8(&chunk.unwrap()).unwrap());
-        }
-    }
-
-    /// The method of the next notification within `wait`.
-    async fn next_method(&mut self, wait: Duration) -> Option<String> {
-        let m = self.next(wait).await?;
-        Some(m["method"].as_str().unwrap_or_default().to_owned())
-    }
+/// A listen filter for every list and `test://watched`.
+fn every_change() -> Value {
+    json!({
+        "toolsListChanged": true,
+        "promptsListChanged": true,
+        "resourcesListChanged": true,
+        "resourceSubscriptions": ["test://watched"]
+    })
 }
 
 /// Makes `change` on one replica until `listener` (on another) sees `method`: the buses
@@ -133,8 +77,8 @@ async fn tools_list(r: &Running) -> Value {
 async fn a_change_on_one_replica_reaches_the_listeners_of_the_others_once() {
     let redis = Redis::start().await;
     let (a, b) = (replica(&redis).await, replica(&redis).await);
-    let mut on_a = Listener::open(&a).await;
-    let mut on_b = Listener::open(&b).await;
+    let mut on_a = Listener::open(&a, every_change()).await;
+    let mut on_b = Listener::open(&b, every_change()).await;
 
     until_seen(&mut on_a, "notifications/resources/updated", || {
         b.server.handle().resource_updated("test://watched");
@@ -198,7 +142,7 @@ async fn a_change_on_one_replica_reaches_the_listeners_of_the_others_once() {
 async fn without_redis_requests_are_served_and_listeners_resync_when_it_returns() {
     let mut redis = Redis::start().await;
     let (a, b) = (replica(&redis).await, replica(&redis).await);
-    let mut on_a = Listener::open(&a).await;
+    let mut on_a = Listener::open(&a, every_change()).await;
     until_seen(&mut on_a, "notifications/resources/updated", || {
         b.server.handle().resource_updated("test://watched");
     })
@@ -273,57 +217,16 @@ async fn everything_replica(redis: &Redis) -> (tokio::process::Child, Running) {
     everything(&["--redis-url", &redis.url()]).await
 }
 
-/// `everything http <options>` on a free port, stopped when dropped.
-async fn everything(options: &[&str]) -> (tokio::process::Child, Running) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let child = tokio::process::Command::new(tests::example_binary("everything"))
-        .args(["http", "--bind", &format!("127.0.0.1:{port}")])
-        .args(options)
-        .env("RUST_LOG", "warn")
-        .stdout(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn everything");
-    let running = Running {
-        url: format!("http://127.0.0.1:{port}/mcp"),
-        // The replica is the child process; this `Server` only fills the struct the request
-        // helpers take and is never served.
-        server: Server::builder().build().unwrap(),
-        http: reqwest::Client::new(),
-    };
-    for _ in 0..100 {
-        if running.http.get(&running.url).send().await.is_ok() {
-            return (child, running);
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("everything did not come up on port {port}");
-}
-
 #[tokio::test]
 async fn the_command_line_of_run_shares_events_with_redis_url() {
     let redis = Redis::start().await;
     let (_a_process, a) = everything_replica(&redis).await;
     let (_b_process, b) = everything_replica(&redis).await;
-    let body = request(
-        7,
-        "subscriptions/listen",
-        json!({"notifications": {"resourceSubscriptions": ["test://watched-resource"]}}),
-    );
-    let resp = post(&a, &body).send().await.unwrap();
-    let mut on_a = Listener {
-        stream: resp.bytes_stream().boxed(),
-        buffer: String::new(),
-    };
-    let ack = on_a
-        .next(Duration::from_secs(5))
-        .await
-        .expect("acknowledged");
-    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    let mut on_a = Listener::open(
+        &a,
+        json!({"resourceSubscriptions": ["test://watched-resource"]}),
+    )
+    .await;
     let touch = request(
         8,
         "tools/call",

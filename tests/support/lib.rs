@@ -165,3 +165,29 @@ mod guide {
     #[doc = include_str!("../../guide/src/performance.md")]
     struct Performance;
 }
+
+/// `everything http --bind 127.0.0.1:<free port> <options>` (the example binary), killed
+/// when the child is dropped; returns once it answers.
+pub async fn everything(options: &[&str]) -> (tokio::process::Child, wire::Running) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = tokio::process::Command::new(example_binary("everything"))
+        .args(["http", "--bind", &format!("127.0.0.1:{port}")])
+        .args(options)
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn everything");
+    let running = wire::Running::remote(format!("http://127.0.0.1:{port}/mcp"));
+    for _ in 0..100 {
+        if running.http.get(&running.url).send().await.is_ok() {
+            return (child, running);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("everything did not come up on port {port}");
+}

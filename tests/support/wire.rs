@@ -215,3 +215,85 @@ impl Piped {
         serde_json::from_str(&line).unwrap()
     }
 }
+
+/// A `subscriptions/listen` stream over HTTP, read message by message.
+pub struct Listener {
+    stream: futures_util::stream::BoxStream<'static, reqwest::Result<bytes::Bytes>>,
+    buffer: String,
+}
+
+impl std::fmt::Debug for Listener {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Listener").finish_non_exhaustive()
+    }
+}
+
+impl Listener {
+    /// Listens on `r` for the notifications `filter` names (a `SubscriptionFilter`), and
+    /// waits for the acknowledgement.
+    pub async fn open(r: &Running, filter: Value) -> Self {
+        let body = request(7, "subscriptions/listen", json!({"notifications": filter}));
+        let resp = post(r, &body).send().await.unwrap();
+        assert_eq!(resp.status(), 200);
+        let mut listener = Self {
+            stream: resp.bytes_stream().boxed(),
+            buffer: String::new(),
+        };
+        let ack = listener
+            .next(std::time::Duration::from_secs(5))
+            .await
+            .expect("acknowledged");
+        assert_eq!(
+            ack["method"], "notifications/subscriptions/acknowledged",
+            "{ack}"
+        );
+        listener
+    }
+
+    /// The next JSON-RPC message on the stream, or `None` if none comes within `wait`.
+    pub async fn next(&mut self, wait: std::time::Duration) -> Option<Value> {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            if let Some(end) = self.buffer.find("\n\n") {
+                let event: String = self.buffer.drain(..end + 2).collect();
+                let data: String = event
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("data:"))
+                    .map(str::trim_start)
+                    .collect();
+                if data.is_empty() {
+                    continue; // a keep-alive comment or a priming event
+                }
+                return Some(serde_json::from_str(&data).unwrap());
+            }
+            let chunk = tokio::time::timeout_at(deadline, self.stream.next())
+                .await
+                .ok()??;
+            self.buffer
+                .push_str(std::str::from_utf8(&chunk.unwrap()).unwrap());
+        }
+    }
+
+    /// The method of the next notification within `wait`.
+    pub async fn next_method(&mut self, wait: std::time::Duration) -> Option<String> {
+        let m = self.next(wait).await?;
+        Some(m["method"].as_str().unwrap_or_default().to_owned())
+    }
+
+    /// Skips what arrives until nothing has for `quiet`.
+    pub async fn drain(&mut self, quiet: std::time::Duration) {
+        while self.next(quiet).await.is_some() {}
+    }
+}
+
+impl Running {
+    /// A server served elsewhere (another process, behind a load balancer) at `url`;
+    /// `server` is a placeholder that is never served.
+    pub fn remote(url: String) -> Self {
+        Self {
+            url,
+            server: Server::builder().build().unwrap(),
+            http: reqwest::Client::new(),
+        }
+    }
+}
