@@ -493,8 +493,17 @@ async fn another_replica_answers_and_cancels_a_task_and_a_dead_runner_fails_it()
         task_replica(&redis).await,
     );
 
-    // A question asked by A's task, seen and answered on B.
+    // A question asked by A's task, seen and answered on B; a listener on C hears of it.
     let id = create_task(&a, "ask_first").await;
+    let mut on_c = Listener::open_request(
+        &c,
+        &with_tasks(
+            9,
+            "subscriptions/listen",
+            json!({"notifications": {"taskIds": [id]}}),
+        ),
+    )
+    .await;
     let waiting = until_status(&b, &id, "input_required").await;
     let key = waiting["inputRequests"]
         .as_object()
@@ -512,6 +521,15 @@ async fn another_replica_answers_and_cancels_a_task_and_a_dead_runner_fails_it()
     assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
     let done = until_status(&c, &id, "completed").await;
     assert_eq!(done["result"]["content"][0]["text"], "went on", "{done}");
+    let mut statuses = Vec::new();
+    while let Some(m) = on_c.next(Duration::from_millis(500)).await {
+        assert_eq!(m["method"], "notifications/tasks", "{m}");
+        statuses.push(m["params"]["status"].as_str().unwrap().to_owned());
+    }
+    assert!(
+        statuses.contains(&"input_required".to_owned()) && statuses.last().unwrap() == "completed",
+        "C's listener heard the task A ran: {statuses:?}"
+    );
 
     // A's task, cancelled from C: A's handler stops, and every replica says cancelled.
     let id = create_task(&a, "wait_for_cancel").await;

@@ -4,6 +4,9 @@
 //!
 //! ```text
 //! listen_load --url http://127.0.0.1:PORT/mcp --streams 10000 --probe 1000 --rounds 20 --server-pid PID
+//! # replicas: the streams spread over the --listen-url servers, the change made on --url
+//! listen_load --url http://127.0.0.1:P1/mcp --listen-url http://127.0.0.1:P1/mcp \
+//!     --listen-url http://127.0.0.1:P2/mcp --listen-url http://127.0.0.1:P3/mcp --streams 1000
 //! ```
 //!
 //! The server must serve the `everything` surface (`toggle_extra_tool` changes the tool
@@ -24,6 +27,8 @@ struct Args {
     http2: bool,
     addr: SocketAddr,
     path: String,
+    /// Where the streams listen (round-robin); empty: `addr`.
+    listen: Vec<SocketAddr>,
     streams: usize,
     probe: usize,
     rounds: usize,
@@ -35,6 +40,7 @@ fn parse_args() -> Args {
         http2: false,
         addr: "127.0.0.1:8080".parse().expect("addr"),
         path: "/mcp".into(),
+        listen: Vec::new(),
         streams: 10_000,
         probe: 1000,
         rounds: 20,
@@ -57,6 +63,18 @@ fn parse_args() -> Args {
                 );
                 a.path = format!("/{path}");
             }
+            "--listen-url" => {
+                let rest = v
+                    .strip_prefix("http://")
+                    .expect("--listen-url http://HOST:PORT/PATH");
+                let hostport = rest.split_once('/').map_or(rest, |(h, _)| h);
+                let addr: SocketAddr = hostport.parse().expect("--listen-url needs IP:PORT");
+                assert!(
+                    addr.ip().is_loopback(),
+                    "listen_load only talks to loopback addresses"
+                );
+                a.listen.push(addr);
+            }
             "--streams" => a.streams = v.parse().expect("--streams N"),
             "--probe" => a.probe = v.parse().expect("--probe N"),
             "--rounds" => a.rounds = v.parse().expect("--rounds N"),
@@ -70,6 +88,13 @@ fn parse_args() -> Args {
         }
         i += 2;
     }
+    if a.listen.is_empty() {
+        a.listen.push(a.addr);
+    }
+    assert!(
+        !(a.http2 && a.listen.len() > 1),
+        "--http2 listens on --url only"
+    );
     a
 }
 
@@ -104,13 +129,30 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[idx]
 }
 
-/// Streams per HTTP/2 connection (below hyper's default limit of concurrent streams).
-const STREAMS_PER_CONNECTION: usize = 100;
+/// Listen streams per source address: below the server's limit per client
+/// (`ListenConfig::max_streams_per_peer`, 32 by default).
+const STREAMS_PER_PEER: usize = 30;
+
+/// Connects to `to` from a source address of its own for every [`STREAMS_PER_PEER`]
+/// streams (127.0.x.y: all of 127/8 is the loopback interface), as that many clients would.
+async fn connect_as_peer(to: SocketAddr, stream: usize) -> TcpStream {
+    let k = stream / STREAMS_PER_PEER;
+    let from = std::net::Ipv4Addr::new(127, 0, (k / 250) as u8, (k % 250 + 1) as u8);
+    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+    socket
+        .bind(SocketAddr::from((from, 0)))
+        .expect("bind a loopback source address");
+    socket.connect(to).await.expect("connect")
+}
+
+/// Streams per HTTP/2 connection: each connection is a client of its own (below the
+/// server's limit of streams per client and hyper's of concurrent streams).
+const STREAMS_PER_CONNECTION: usize = STREAMS_PER_PEER;
 
 type H2Sender = h2::client::SendRequest<bytes::Bytes>;
 
-async fn h2_connection(addr: SocketAddr) -> H2Sender {
-    let tcp = TcpStream::connect(addr).await.expect("connect");
+async fn h2_connection(addr: SocketAddr, index: usize) -> H2Sender {
+    let tcp = connect_as_peer(addr, index * STREAMS_PER_PEER).await;
     let (send, conn) = h2::client::Builder::new()
         .initial_window_size(1 << 20)
         .handshake(tcp)
@@ -161,8 +203,8 @@ async fn main() {
     let mut tasks = Vec::with_capacity(a.streams);
     let mut senders = Vec::new();
     if a.http2 {
-        for _ in 0..a.streams.div_ceil(STREAMS_PER_CONNECTION) {
-            senders.push(h2_connection(a.addr).await);
+        for c in 0..a.streams.div_ceil(STREAMS_PER_CONNECTION) {
+            senders.push(h2_connection(a.addr, c).await);
         }
     }
     for i in 0..a.streams {
@@ -203,11 +245,12 @@ async fn main() {
         );
         tasks.push(tokio::spawn(async move {
             let permit = gate.acquire_owned().await.expect("semaphore");
-            let mut s = TcpStream::connect(a.addr).await.expect("connect");
+            let at = a.listen[i % a.listen.len()];
+            let mut s = connect_as_peer(at, i).await;
             let body = format!(
                 r#"{{"jsonrpc":"2.0","id":{i},"method":"subscriptions/listen","params":{{"notifications":{{"toolsListChanged":true}},{META}}}}}"#
             );
-            s.write_all(&post(&a.path, a.addr, "subscriptions/listen", &body, None)).await.expect("write");
+            s.write_all(&post(&a.path, at, "subscriptions/listen", &body, None)).await.expect("write");
             let mut buf = vec![0u8; 4096];
             let mut seen = String::new();
             loop {

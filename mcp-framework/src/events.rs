@@ -46,6 +46,13 @@ pub trait EventBus: Send + Sync + 'static {
     /// than the channel's capacity behind sees `RecvError::Lagged`; the framework then
     /// closes that subscription (the client re-listens) instead of buffering without bound.
     fn subscribe(&self) -> broadcast::Receiver<ChangeEvent>;
+
+    /// Whether events reach other processes (replicas): then events nobody here listens
+    /// for are published all the same (a task's progress, for a listener on another
+    /// replica). Default: `false`.
+    fn is_distributed(&self) -> bool {
+        false
+    }
 }
 
 /// The default bus: an in-process broadcast channel.
@@ -110,6 +117,10 @@ impl EventBus for SharedBus {
 
     fn subscribe(&self) -> broadcast::Receiver<ChangeEvent> {
         self.0.load().subscribe()
+    }
+
+    fn is_distributed(&self) -> bool {
+        self.0.load().is_distributed()
     }
 }
 

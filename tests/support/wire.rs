@@ -233,7 +233,13 @@ impl Listener {
     /// waits for the acknowledgement.
     pub async fn open(r: &Running, filter: Value) -> Self {
         let body = request(7, "subscriptions/listen", json!({"notifications": filter}));
-        let resp = post(r, &body).send().await.unwrap();
+        Self::open_request(r, &body).await
+    }
+
+    /// Sends this `subscriptions/listen` request (its own `_meta`) and waits for the
+    /// acknowledgement.
+    pub async fn open_request(r: &Running, body: &Value) -> Self {
+        let resp = post(r, body).send().await.unwrap();
         assert_eq!(resp.status(), 200);
         let mut listener = Self {
             stream: resp.bytes_stream().boxed(),

@@ -166,6 +166,10 @@ impl EventBus for RedisEventBus {
     fn subscribe(&self) -> broadcast::Receiver<ChangeEvent> {
         self.local.subscribe()
     }
+
+    fn is_distributed(&self) -> bool {
+        true
+    }
 }
 
 struct Publisher {

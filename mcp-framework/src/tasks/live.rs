@@ -32,9 +32,10 @@ pub(crate) struct Tasks {
     bus: Arc<dyn EventBus>,
     running: Mutex<HashMap<Arc<str>, Arc<LiveTask>>>,
     next_sweep_ms: AtomicU64,
-    /// Listen streams asking for `notifications/tasks`: without any, no event is built
-    /// for the changes this process makes to its own tasks (changes written for a task
-    /// another replica runs are always published: its runner listens).
+    /// Listen streams asking for `notifications/tasks`: without any (and a bus that
+    /// reaches no other replica), no event is built for the changes this process makes to
+    /// its own tasks (changes written for a task another replica runs are always
+    /// published: its runner listens).
     watchers: AtomicUsize,
     /// The loop that renews the leases of the tasks running here and picks up what other
     /// replicas wrote for them: started with the first task.
@@ -473,7 +474,7 @@ impl Tasks {
     }
 
     fn publish(&self, record: &TaskRecord) {
-        if self.watchers.load(Ordering::Relaxed) == 0 {
+        if self.watchers.load(Ordering::Relaxed) == 0 && !self.bus.is_distributed() {
             return;
         }
         self.announce(record);
