@@ -3,7 +3,6 @@
 //! `/metrics` on `--metrics-bind`, a Prometheus started here on 127.0.0.1 scrapes it, and
 //! its HTTP query API finds the operation counts with their semantic-convention labels.
 
-use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -16,18 +15,6 @@ fn free_port() -> u16 {
         .local_addr()
         .unwrap()
         .port()
-}
-
-fn prometheus_binary() -> PathBuf {
-    let found = std::env::var_os("PATH")
-        .into_iter()
-        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
-        .map(|d| d.join("prometheus"))
-        .find(|p| p.exists());
-    found.expect(
-        "the `prometheus` binary is needed (Debian: apt-get install prometheus; \
-         scripts/test-all installs it)",
-    )
 }
 
 async fn call(http: &reqwest::Client, url: &str, id: u64, tool: &str) -> Value {
@@ -141,7 +128,7 @@ async fn prometheus_scrapes_the_operation_metrics() {
     )
     .unwrap();
     let _prometheus = Stop(
-        Command::new(prometheus_binary())
+        Command::new(tests::installed_binary("prometheus", "prometheus"))
             .arg(format!("--config.file={}", config.display()))
             .arg(format!(
                 "--storage.tsdb.path={}",

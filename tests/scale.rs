@@ -253,30 +253,23 @@ async fn a_question_asked_by_one_replica_is_answered_on_another_with_a_shared_ke
     std::fs::create_dir_all(&dir).unwrap();
     let shared = dir.join("shared.keys");
     // Rotation: the new key seals, the old one still opens.
-    std::fs::write(
+    tests::write_private(
         &shared,
         "# newest first\n\
          2026-12 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f\n\
          2026-11 ZmZmZmZmZmZmZmZmZmZmZmZmZmZmZmZmZmZmZmZmZmY=\n",
-    )
-    .unwrap();
+    );
     let other = dir.join("other.keys");
-    std::fs::write(
+    tests::write_private(
         &other,
         "2026-12 ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff\n",
-    )
-    .unwrap();
+    );
     // A replica not yet rotated: its current key is the others' previous one.
     let older = dir.join("older.keys");
-    std::fs::write(
+    tests::write_private(
         &older,
         "2026-11 ZmZmZmZmZmZmZmZmZmZmZmZmZmZmZmZmZmZmZmZmZmY=\n",
-    )
-    .unwrap();
-    for file in [&shared, &other, &older] {
-        use std::os::unix::fs::PermissionsExt as _;
-        std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o600)).unwrap();
-    }
+    );
     let path = |p: &std::path::Path| p.to_str().unwrap().to_owned();
     let (_a_process, a) = everything(&["--state-key-file", &path(&shared)]).await;
     let (_b_process, b) = everything(&["--state-key-file", &path(&shared)]).await;

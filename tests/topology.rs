@@ -11,7 +11,6 @@
 //! its answer, the dead replica's task fails instead of hanging), and Redis restarted under
 //! the listeners (they resync; requests never wait for it).
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -19,23 +18,6 @@ use tests::everything;
 use tests::redis::Redis;
 use tests::wire::{Listener, Running, json_of, post, request};
 use tokio::process::{Child, Command};
-
-fn haproxy_binary() -> PathBuf {
-    ["/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/bin"]
-        .iter()
-        .map(|d| PathBuf::from(d).join("haproxy"))
-        .chain(
-            std::env::var_os("PATH")
-                .into_iter()
-                .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
-                .map(|d| d.join("haproxy")),
-        )
-        .find(|p| p.exists())
-        .expect(
-            "the `haproxy` binary is needed (Debian: apt-get install haproxy; scripts/test-all \
-             installs it)",
-        )
-}
 
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
@@ -81,7 +63,7 @@ async fn haproxy(dir: &std::path::Path, replicas: &[&Running]) -> (Child, Runnin
     );
     let path = dir.join("haproxy.cfg");
     std::fs::write(&path, config).unwrap();
-    let check = std::process::Command::new(haproxy_binary())
+    let check = std::process::Command::new(tests::installed_binary("haproxy", "haproxy"))
         .args(["-c", "-q", "-f"])
         .arg(&path)
         .output()
@@ -91,7 +73,7 @@ async fn haproxy(dir: &std::path::Path, replicas: &[&Running]) -> (Child, Runnin
         "haproxy -c: {}",
         String::from_utf8_lossy(&check.stderr)
     );
-    let child = Command::new(haproxy_binary())
+    let child = Command::new(tests::installed_binary("haproxy", "haproxy"))
         .arg("-f")
         .arg(&path)
         .arg("-db") // foreground
@@ -178,15 +160,10 @@ async fn three_replicas_behind_haproxy_share_events_state_and_tasks() {
     let dir = std::env::temp_dir().join(format!("mcp-topology-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let keys = dir.join("state.keys");
-    std::fs::write(
+    tests::write_private(
         &keys,
         "topology 0f0e0d0c0b0a09080706050403020100f0e0d0c0b0a090807060504030201000\n",
-    )
-    .unwrap();
-    {
-        use std::os::unix::fs::PermissionsExt as _;
-        std::fs::set_permissions(&keys, std::fs::Permissions::from_mode(0o600)).unwrap();
-    }
+    );
     let mut redis = Redis::start().await;
     let url = redis.url();
     let options = [
@@ -265,23 +242,7 @@ async fn three_replicas_behind_haproxy_share_events_state_and_tasks() {
     }
 
     // --- legacy sessions stick to the replica that opened them.
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "legacy", "version": "1"}}});
-    let resp = lb
-        .http
-        .post(&lb.url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .body(init.to_string())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 200);
-    let session = resp.headers()["mcp-session-id"]
-        .to_str()
-        .unwrap()
-        .to_owned();
+    let session = tests::wire::legacy_session(&lb, "2025-11-25").await;
     for id in 2..8 {
         let ping = json!({"jsonrpc": "2.0", "id": id, "method": "ping"});
         let resp = tests::wire::legacy_post(&lb, &session, &ping)

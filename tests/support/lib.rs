@@ -191,3 +191,27 @@ pub async fn everything(options: &[&str]) -> (tokio::process::Child, wire::Runni
     }
     panic!("everything did not come up on port {port}");
 }
+
+/// The path of `name` on `PATH` (or in `/usr/sbin`, where Debian puts daemons), or a panic
+/// saying how to install it (`package`, the Debian package; `scripts/test-all` installs it).
+pub fn installed_binary(name: &str, package: &str) -> PathBuf {
+    std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .chain(["/usr/sbin".into(), "/usr/local/sbin".into()])
+        .map(|d| d.join(name))
+        .find(|p| p.exists())
+        .unwrap_or_else(|| {
+            panic!(
+                "the `{name}` binary is needed (Debian: apt-get install {package}; \
+                 scripts/test-all installs it)"
+            )
+        })
+}
+
+/// Writes `text` to `path`, readable by its owner only (a key file).
+pub fn write_private(path: &std::path::Path, text: &str) {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::write(path, text).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).unwrap();
+}

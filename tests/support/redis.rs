@@ -2,7 +2,6 @@
 //! 127.0.0.1 without persistence, stopped (by its process id) when dropped; restartable on
 //! the same port.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -13,18 +12,6 @@ use tokio::process::{Child, Command};
 pub struct Redis {
     port: u16,
     child: Option<Child>,
-}
-
-fn binary() -> PathBuf {
-    std::env::var_os("PATH")
-        .into_iter()
-        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
-        .map(|d| d.join("redis-server"))
-        .find(|p| p.exists())
-        .expect(
-            "the `redis-server` binary is needed (Debian: apt-get install redis-server; \
-             scripts/test-all installs it)",
-        )
 }
 
 impl Redis {
@@ -56,7 +43,7 @@ impl Redis {
     /// Starts it again on the same port (after [`stop`](Self::stop)).
     pub async fn restart(&mut self) {
         self.stop().await;
-        let child = Command::new(binary())
+        let child = Command::new(crate::installed_binary("redis-server", "redis-server"))
             .args(["--bind", "127.0.0.1", "--port", &self.port.to_string()])
             .args([
                 "--save",

@@ -193,17 +193,21 @@ fn valid_scope(scope: &str) -> bool {
             .all(|b| matches!(b, 0x21 | 0x23..=0x5B | 0x5D..=0x7E))
 }
 
-/// The options every macro takes, before validation.
+/// The options every macro takes, before validation (flattened into each macro's own).
+#[derive(FromMeta)]
 pub(crate) struct CommonArgs {
     pub(crate) name: Option<LitStr>,
     pub(crate) title: Option<LitStr>,
     pub(crate) description: Option<TextExpr>,
+    #[darling(multiple)]
     pub(crate) icon: Vec<LitStr>,
     pub(crate) meta: Option<LitStr>,
+    #[darling(multiple)]
     pub(crate) layer: Vec<LayerExpr>,
     pub(crate) scopes: Option<ScopeList>,
     pub(crate) hidden: darling::util::Flag,
     pub(crate) register: Option<bool>,
+    #[darling(rename = "crate")]
     pub(crate) krate: Option<Path>,
 }
 

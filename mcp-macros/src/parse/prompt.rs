@@ -2,30 +2,16 @@
 
 use darling::FromMeta;
 use proc_macro2::TokenStream;
-use syn::{LitStr, Path};
 
 use super::params::function;
-use super::{
-    CommonArgs, Errors, Kind, LayerExpr, ScopeList, TextExpr, common, parse_args, parse_item,
-};
+use super::{CommonArgs, Errors, Kind, common, parse_args, parse_item};
 use crate::model::PromptModel;
 
 /// The arguments of `#[prompt(…)]`.
 #[derive(FromMeta)]
 struct PromptArgs {
-    name: Option<LitStr>,
-    title: Option<LitStr>,
-    description: Option<TextExpr>,
-    #[darling(multiple)]
-    icon: Vec<LitStr>,
-    meta: Option<LitStr>,
-    #[darling(multiple)]
-    layer: Vec<LayerExpr>,
-    scopes: Option<ScopeList>,
-    hidden: darling::util::Flag,
-    register: Option<bool>,
-    #[darling(rename = "crate")]
-    krate: Option<Path>,
+    #[darling(flatten)]
+    common: CommonArgs,
 }
 
 fn check_name(name: &str) -> Result<(), String> {
@@ -44,18 +30,7 @@ pub(crate) fn prompt(args: TokenStream, item: TokenStream) -> syn::Result<Prompt
         return Err(acc.finish().expect_err("the arguments failed to parse"));
     };
     let common = common(
-        CommonArgs {
-            name: args.name,
-            title: args.title,
-            description: args.description,
-            icon: args.icon,
-            meta: args.meta,
-            layer: args.layer,
-            scopes: args.scopes,
-            hidden: args.hidden,
-            register: args.register,
-            krate: args.krate,
-        },
+        args.common,
         (&func.item.sig.ident, &func.item.attrs),
         &mut acc,
         check_name,

@@ -2,14 +2,12 @@
 
 use darling::FromMeta;
 use proc_macro2::{Span, TokenStream};
-use syn::{LitStr, Path};
+use syn::LitStr;
 
 use super::params::function;
 use super::template::template_variables;
 use super::ui::{UiArgs, resource_options};
-use super::{
-    CommonArgs, Errors, Kind, LayerExpr, ScopeList, TextExpr, common, error, parse_args, parse_item,
-};
+use super::{CommonArgs, Errors, Kind, common, error, parse_args, parse_item};
 use crate::model::{CacheScope, HtmlViewModel, ResourceKind, ResourceModel};
 
 /// The arguments of `#[resource(…)]`.
@@ -17,25 +15,14 @@ use crate::model::{CacheScope, HtmlViewModel, ResourceKind, ResourceModel};
 struct ResourceArgs {
     uri: Option<LitStr>,
     template: Option<LitStr>,
-    name: Option<LitStr>,
-    title: Option<LitStr>,
-    description: Option<TextExpr>,
+    #[darling(flatten)]
+    common: CommonArgs,
     mime: Option<LitStr>,
     size: Option<u64>,
-    #[darling(multiple)]
-    icon: Vec<LitStr>,
-    meta: Option<LitStr>,
-    #[darling(multiple)]
-    layer: Vec<LayerExpr>,
-    scopes: Option<ScopeList>,
-    hidden: darling::util::Flag,
     ttl_ms: Option<u64>,
     cache_scope: Option<LitStr>,
-    register: Option<bool>,
     ui: Option<UiArgs>,
     html: Option<LitStr>,
-    #[darling(rename = "crate")]
-    krate: Option<Path>,
 }
 
 /// `cache_scope = "public" | "private"`.
@@ -182,18 +169,7 @@ pub(crate) fn resource(args: TokenStream, item: TokenStream) -> syn::Result<Reso
     }
 
     let common = common(
-        CommonArgs {
-            name: args.name,
-            title: args.title,
-            description: args.description,
-            icon: args.icon,
-            meta: args.meta,
-            layer: args.layer,
-            scopes: args.scopes,
-            hidden: args.hidden,
-            register: args.register,
-            krate: args.krate,
-        },
+        args.common,
         (&func.item.sig.ident, &func.item.attrs),
         &mut acc,
         check_name,
@@ -307,18 +283,7 @@ pub(crate) fn html_view(
         ));
     }
     let common = common(
-        CommonArgs {
-            name: args.name,
-            title: args.title,
-            description: args.description,
-            icon: args.icon,
-            meta: args.meta,
-            layer: args.layer,
-            scopes: args.scopes,
-            hidden: args.hidden,
-            register: args.register,
-            krate: args.krate,
-        },
+        args.common,
         (&item.ident, &item.attrs),
         &mut acc,
         check_name,

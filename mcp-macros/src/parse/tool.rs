@@ -3,42 +3,29 @@
 use darling::FromMeta;
 use darling::util::PathList;
 use proc_macro2::TokenStream;
-use syn::{LitStr, Path};
+use syn::LitStr;
 
 use super::params::function;
 use super::schema::{NameSource, SchemaArgs, lint};
 use super::ui::{UiRef, VisibilityArg, tool_options};
-use super::{
-    CommonArgs, Errors, Kind, LayerExpr, ScopeList, TextExpr, common, parse_args, parse_item,
-};
+use super::{CommonArgs, Errors, Kind, common, parse_args, parse_item};
 use crate::model::{Annotations, TaskModel, ToolModel};
 
 /// The arguments of `#[tool(…)]`.
 #[derive(FromMeta)]
 struct ToolArgs {
-    name: Option<LitStr>,
-    title: Option<LitStr>,
-    description: Option<TextExpr>,
+    #[darling(flatten)]
+    common: CommonArgs,
     read_only: Option<bool>,
     destructive: Option<bool>,
     idempotent: Option<bool>,
     open_world: Option<bool>,
-    #[darling(multiple)]
-    icon: Vec<LitStr>,
-    meta: Option<LitStr>,
-    #[darling(multiple)]
-    layer: Vec<LayerExpr>,
-    scopes: Option<ScopeList>,
-    hidden: darling::util::Flag,
-    register: Option<bool>,
     task: Option<TaskArg>,
     task_start: Option<LitStr>,
     ui: Option<UiRef>,
     visibility: Option<VisibilityArg>,
     schema: Option<LitStr>,
     allow: Option<PathList>,
-    #[darling(rename = "crate")]
-    krate: Option<Path>,
 }
 
 /// `task` (a flag: tasks allowed), `task = "optional"` or `task = "required"`.
@@ -129,20 +116,9 @@ pub(crate) fn tool(args: TokenStream, item: TokenStream) -> syn::Result<ToolMode
         start: task_start(args.task_start.as_ref(), args.task.as_ref(), &mut acc),
     };
     let ui = tool_options(args.ui, args.visibility, &mut acc);
-    let name_lit = args.name.clone();
+    let name_lit = args.common.name.clone();
     let common = common(
-        CommonArgs {
-            name: args.name,
-            title: args.title,
-            description: args.description,
-            icon: args.icon,
-            meta: args.meta,
-            layer: args.layer,
-            scopes: args.scopes,
-            hidden: args.hidden,
-            register: args.register,
-            krate: args.krate,
-        },
+        args.common,
         (&func.item.sig.ident, &func.item.attrs),
         &mut acc,
         check_name,
