@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""Start-up measurement and report of `scripts/bench peers`.
+
+  peers.py startup --server NAME=CMD ... [--reps 10] [--init] --out startup.csv
+  peers.py report --startup startup.csv --http http.csv --baseline NAME --ours NAME > peers.md
+
+startup: for each repetition, every server in turn (interleaved): spawn CMD (stdio), write one
+`tools/list` request (MCP 2026-07-28, `_meta` in the request, the harness's
+body-tools-list.json) and time spawn -> the first answer line read back. With --init the
+client first sends a 2025-06-18 `initialize`, waits for its answer, sends
+`notifications/initialized` and then the `tools/list` (for servers that need a handshake);
+the same sequence is then used for every server. An answer without a JSON-RPC `result` (or,
+for the servers, without 102 tools) fails the run. Before each spawn the machine must be idle
+(matrix.py's wait_idle). The server's stdin is then closed; it is killed if it has not exited
+within 5 s.
+"""
+import argparse
+import csv
+import json
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from matrix import wait_idle  # noqa: E402
+
+INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "bench", "version": "1"}}}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+def servers(items):
+    out = []
+    for item in items:
+        name, eq, cmd = item.partition("=")
+        if not eq:
+            sys.exit(f"--server takes NAME=CMD: {item}")
+        out.append((name, cmd))
+    return out
+
+
+def read_answer(p, want_id, deadline):
+    """The next JSON-RPC response with id want_id from p.stdout (notifications are skipped)."""
+    while True:
+        if time.monotonic() > deadline:
+            raise TimeoutError("no answer within 30 s")
+        line = p.stdout.readline()
+        if not line:
+            raise EOFError(f"server closed stdout (exit {p.poll()})")
+        msg = json.loads(line)
+        if msg.get("id") == want_id:
+            return msg
+
+
+def one(cmd, init):
+    with open(os.path.join(HERE, "body-tools-list.json"), "rb") as f:
+        body = f.read().strip() + b"\n"
+    deadline = time.monotonic() + 30
+    t0 = time.perf_counter()
+    p = subprocess.Popen(shlex.split(cmd), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL)
+    try:
+        if init:
+            p.stdin.write(json.dumps(INIT).encode() + b"\n")
+            p.stdin.flush()
+            r = read_answer(p, 0, deadline)
+            if "result" not in r:
+                raise RuntimeError(f"initialize failed: {str(r)[:300]}")
+            p.stdin.write(json.dumps(INITIALIZED).encode() + b"\n")
+        p.stdin.write(body)
+        p.stdin.flush()
+        r = read_answer(p, 1, deadline)
+        t1 = time.perf_counter()
+        if "result" not in r:
+            raise RuntimeError(f"tools/list failed: {str(r)[:300]}")
+        return (t1 - t0) * 1000, len(r["result"].get("tools", []))
+    finally:
+        try:
+            p.stdin.close()
+            p.wait(5)
+        except (subprocess.TimeoutExpired, BrokenPipeError):
+            p.kill()
+            p.wait()
+
+
+def startup(a):
+    srv = servers(a.server)
+    with open(a.out, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["label", "rep", "init", "ms", "tools"])
+        for rep in range(1, a.reps + 1):
+            for name, cmd in srv:
+                wait_idle(a.max_idle_wait)
+                ms, tools = one(cmd, a.init)
+                w.writerow([name, rep, int(a.init), f"{ms:.2f}", tools])
+                f.flush()
+                print(f"startup {name} rep={rep} ms={ms:.2f} tools={tools}", flush=True)
+
+
+def report(a):
+    lines = ["# `scripts/bench peers`", ""]
+    with open(a.startup) as f:
+        rows = list(csv.DictReader(f))
+    st = {}
+    for r in rows:
+        st.setdefault(r["label"], []).append(float(r["ms"]))
+    names = list(dict.fromkeys(r["label"] for r in rows))
+    init = rows and rows[0]["init"] == "1"
+    base = statistics.median(st[a.baseline]) if a.baseline in st else None
+    ours = statistics.median(st[a.ours]) if a.ours in st else None
+    lines += ["## Start-up to the first answer (stdio)", "",
+              f"Spawn → {'initialize → ' if init else ''}`tools/list` answer read back, "
+              f"median of {max(len(v) for v in st.values())} interleaved runs.", "",
+              "\"× baseline\" is the row's time over the baseline's; \"ours vs this\" is the "
+              "row's time over this framework's (above 1: ours answers sooner).", "",
+              "| server | median | min–max | × baseline | ours vs this |", "|---|---:|---:|---:|---:|"]
+    for n in names:
+        m = statistics.median(st[n])
+        lines.append(f"| {n} | {m:.2f} ms | {min(st[n]):.2f}–{max(st[n]):.2f} ms "
+                     f"| {m / base:.2f}× | {m / ours:.2f}× |" if base and ours else
+                     f"| {n} | {m:.2f} ms | {min(st[n]):.2f}–{max(st[n]):.2f} ms | – | – |")
+    lines.append("")
+    if a.http and os.path.exists(a.http):
+        with open(a.http) as f:
+            allr = list(csv.DictReader(f))
+        g, g_all = {}, {}
+        for r in allr:
+            key = (int(r["conc"]), r["label"])
+            g_all.setdefault(key, []).append(r)
+            if r["valid"] == "1":
+                g.setdefault(key, []).append(r)
+        # A point with no valid run (the machine was busy throughout) shows all its runs, marked.
+        fallback = {k for k in g_all if k not in g}
+        for k in fallback:
+            g[k] = g_all[k]
+        hr = allr
+        concs = sorted({k[0] for k in g})
+        labels = list(dict.fromkeys(r["label"] for r in hr))
+        med = lambda rs, k: statistics.median(float(r[k]) for r in rs)
+        lines += ["## HTTP `tools/call add` (closed loop, HTTP/1.1 keep-alive)", "",
+                  "Server on CPU 0, load generator on CPU 1; median over the valid runs "
+                  "[min–max]; peak RSS is the server's VmHWM during the run. "
+                  "\"× baseline\" is the row's req/s over the baseline's; \"ours vs this\" is "
+                  "this framework's req/s over the row's (above 1: ours is faster). Runs with more than 20% of a core used by other "
+                  "processes are invalid and left out; a point marked * had no valid run and shows "
+                  "all of its runs (a busy machine: compare those ratios only, with care).", "",
+                  "| conc | server | runs | req/s | × baseline | ours vs this | p50 | p99 | server CPU | peak RSS | errors |",
+                  "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for c in concs:
+            b = g.get((c, a.baseline)); o = g.get((c, a.ours))
+            for n in labels:
+                rs = g.get((c, n))
+                if not rs:
+                    lines.append(f"| {c} | {n} | 0 | – | – | – | – | – | – | – | – |")
+                    continue
+                rps = [float(r["rps"]) for r in rs]
+                m = statistics.median(rps)
+                xb = f"{m / med(b, 'rps'):.2f}×" if b else "–"
+                xo = f"{med(o, 'rps') / m:.2f}×" if o else "–"
+                mark = "*" if (c, n) in fallback else ""
+                lines.append(
+                    f"| {c} | {n} | {len(rs)}{mark} | {m:,.0f} [{min(rps):,.0f}–{max(rps):,.0f}] | {xb} | {xo} "
+                    f"| {med(rs, 'p50_us'):.0f} µs | {med(rs, 'p99_us'):.0f} µs "
+                    f"| {med(rs, 'server_cpu_pct'):.0f}% | {med(rs, 'peak_rss_kb') / 1024:.1f} MiB "
+                    f"| {sum(int(r['errors']) for r in rs)} |")
+        lines.append("")
+    print("\n".join(lines))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("startup")
+    s.add_argument("--server", action="append", required=True, help="NAME=CMD (stdio); repeatable")
+    s.add_argument("--reps", type=int, default=10)
+    s.add_argument("--init", action="store_true", help="initialize handshake before tools/list")
+    s.add_argument("--max-idle-wait", type=float, default=30)
+    s.add_argument("--out", required=True)
+    r = sub.add_parser("report")
+    r.add_argument("--startup", required=True)
+    r.add_argument("--http")
+    r.add_argument("--baseline", required=True)
+    r.add_argument("--ours", required=True)
+    a = ap.parse_args()
+    (startup if a.cmd == "startup" else report)(a)
+
+
+if __name__ == "__main__":
+    main()

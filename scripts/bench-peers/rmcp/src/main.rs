@@ -1,0 +1,155 @@
+//! `bench-rmcp`: the `examples/bench` server (same tools) built with rmcp, the official Rust
+//! MCP SDK, for `scripts/bench peers`.
+//!
+//! ```text
+//! bench-rmcp                              # stdio
+//! bench-rmcp stdio
+//! bench-rmcp http --bind 127.0.0.1:PORT   # Streamable HTTP, endpoint /mcp
+//! ```
+//!
+//! Tools: `echo(text)`, `add(a, b) -> {sum}` (structured output, with an output schema) and 100
+//! filler tools `tool_000`…`tool_099` taking `s: String, n: i64, f: bool` and returning `"ok"`.
+//!
+//! Configuration, chosen as the best rmcp 3.11 does for this workload:
+//! - The `ToolRouter` (102 routes, their JSON schemas) is built once, at start, and shared
+//!   through an `Arc`: the HTTP service factory, called for every stateless request, only
+//!   clones that `Arc` (no per-request schema generation or map building).
+//! - HTTP: `StreamableHttpService` with `legacy_session_mode = false` (stateless: no
+//!   `initialize`, no `Mcp-Session-Id`; 2026-07-28 requests are always served this way) and
+//!   `json_response = true` (a plain `application/json` answer, no SSE framing), SSE
+//!   keep-alive off, `LocalSessionManager` (unused when stateless). Served by axum
+//!   (`route_service("/mcp", …)`) over HTTP/1.1, like this framework's load runs.
+//! - stdio: `rmcp::transport::stdio()`; rmcp accepts a 2026-07-28 request (per-request `_meta`)
+//!   as the first message, so no `initialize` is needed.
+//! - Tokio multi-threaded runtime (the default of `#[tokio::main]`), as in `examples/bench`.
+//! - Release profile identical to the workspace's (fat LTO, one codegen unit).
+
+use std::sync::{Arc, LazyLock};
+
+use rmcp::{
+    Json, ServerHandler, ServiceExt,
+    handler::server::{
+        common::schema_for_type,
+        router::tool::{ToolRoute, ToolRouter},
+        wrapper::Parameters,
+    },
+    model::{Implementation, ServerCapabilities, ServerConfig, Tool},
+    tool, tool_handler, tool_router,
+    transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
+    },
+};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+#[derive(Deserialize, JsonSchema)]
+struct EchoArgs {
+    /// Any text.
+    text: String,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct AddArgs {
+    /// Left operand.
+    a: f64,
+    /// Right operand.
+    b: f64,
+}
+
+/// The sum of two numbers.
+#[derive(Serialize, JsonSchema)]
+struct Sum {
+    sum: f64,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)]
+struct FillerArgs {
+    /// A string.
+    s: String,
+    /// An integer.
+    n: i64,
+    /// A flag.
+    f: bool,
+}
+
+#[derive(Clone)]
+struct Bench {
+    tool_router: Arc<ToolRouter<Bench>>,
+}
+
+/// Built once; every `Bench` (one per stateless HTTP request) shares it.
+static ROUTER: LazyLock<Arc<ToolRouter<Bench>>> = LazyLock::new(|| {
+    let mut router = Bench::tool_router();
+    let schema = schema_for_type::<FillerArgs>();
+    for i in 0..100 {
+        let attr = Tool::new(
+            format!("tool_{i:03}"),
+            "A filler tool: it exists to make the tool list realistically long.",
+            schema.clone(),
+        );
+        router.add_route(ToolRoute::new(attr, filler));
+    }
+    Arc::new(router)
+});
+
+fn filler(Parameters(args): Parameters<FillerArgs>) -> String {
+    let _ = args;
+    "ok".to_owned()
+}
+
+#[tool_router]
+impl Bench {
+    /// Echoes the text back.
+    #[tool]
+    fn echo(&self, Parameters(args): Parameters<EchoArgs>) -> String {
+        args.text
+    }
+
+    /// Adds two numbers.
+    #[tool]
+    fn add(&self, Parameters(args): Parameters<AddArgs>) -> Json<Sum> {
+        Json(Sum { sum: args.a + args.b })
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Bench {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("bench", env!("CARGO_PKG_VERSION")))
+    }
+}
+
+fn bench() -> Bench {
+    Bench { tool_router: ROUTER.clone() }
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+        [] | ["stdio"] => {
+            LazyLock::force(&ROUTER);
+            let running = bench().serve(rmcp::transport::stdio()).await?;
+            running.waiting().await?;
+        }
+        ["http", "--bind", addr] => {
+            LazyLock::force(&ROUTER);
+            let config = StreamableHttpServerConfig::default()
+                .with_legacy_session_mode(false)
+                .with_json_response(true)
+                .with_sse_keep_alive(None);
+            let service: StreamableHttpService<Bench, LocalSessionManager> =
+                StreamableHttpService::new(|| Ok(bench()), Default::default(), config);
+            let app = axum::Router::new().route_service("/mcp", service);
+            let listener = tokio::net::TcpListener::bind(addr).await?;
+            axum::serve(listener, app).await?;
+        }
+        _ => {
+            eprintln!("usage: bench-rmcp [stdio] | bench-rmcp http --bind 127.0.0.1:PORT");
+            std::process::exit(2);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,116 @@
+//! `bench-tower-mcp`: the `examples/bench` server (same tools) built with tower-mcp, for
+//! `scripts/bench peers`.
+//!
+//! ```text
+//! bench-tower-mcp                              # stdio
+//! bench-tower-mcp stdio
+//! bench-tower-mcp http --bind 127.0.0.1:PORT   # Streamable HTTP, endpoint /mcp
+//! ```
+//!
+//! Tools: `echo(text)`, `add(a, b) -> {sum}` (structured output, with an output schema) and 100
+//! filler tools `tool_000`…`tool_099` taking `s: String, n: i64, f: bool` and returning `"ok"`.
+//!
+//! Configuration, chosen as the best tower-mcp 0.25 does for this workload:
+//! - Features `http` and `protocol-2026-07-28` only (no `schema-validation`: this framework's
+//!   `bench` is compared with argument validation through its typed parameters, and tower-mcp
+//!   deserializes typed inputs the same way; no tracing subscriber is installed).
+//! - The `McpRouter` (102 tools, their schemas) is built once at start; `HttpTransport` keeps it
+//!   for the life of the server.
+//! - HTTP: `HttpTransport` with its defaults for this case: a 2026-07-28 request
+//!   (`MCP-Protocol-Version: 2026-07-28`, no `Mcp-Session-Id`) is dispatched statelessly (no
+//!   `initialize`, no session), answers are bare `application/json` (`sse_responses(false)`,
+//!   the default). `stamp_server_info(false)`: no server identity in every result's `_meta`
+//!   (the spec's SHOULD, which this framework's `bench` does write, as rmcp does not: the peer
+//!   is given its cheaper setting, so it does slightly less per answer). Mounted at `/mcp` with
+//!   `into_router_at` and served by `axum::serve` over HTTP/1.1, like this framework's runs.
+//! - stdio: `StdioTransport`; it accepts a 2026-07-28 request (per-request `_meta`) as the first
+//!   message, so no `initialize` is needed.
+//! - Tokio multi-threaded runtime (the default of `#[tokio::main]`), as in `examples/bench`.
+//! - Release profile identical to the workspace's (fat LTO, one codegen unit).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tower_mcp::{BoxError, CallToolResult, McpRouter, StdioTransport, ToolBuilder};
+use tower_mcp::transport::http::HttpTransport;
+
+#[derive(Deserialize, JsonSchema)]
+struct EchoArgs {
+    /// Any text.
+    text: String,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct AddArgs {
+    /// Left operand.
+    a: f64,
+    /// Right operand.
+    b: f64,
+}
+
+/// The sum of two numbers.
+#[derive(Serialize, JsonSchema)]
+struct Sum {
+    sum: f64,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)]
+struct FillerArgs {
+    /// A string.
+    s: String,
+    /// An integer.
+    n: i64,
+    /// A flag.
+    f: bool,
+}
+
+fn router() -> McpRouter {
+    let echo = ToolBuilder::new("echo")
+        .description("Echoes the text back.")
+        .handler(|args: EchoArgs| async move { Ok(CallToolResult::text(args.text)) })
+        .build();
+    let add = ToolBuilder::new("add")
+        .description("Adds two numbers.")
+        .output_schema_for::<Sum>()
+        .handler(|args: AddArgs| async move {
+            CallToolResult::from_serialize(&Sum { sum: args.a + args.b })
+        })
+        .build();
+    let mut router = McpRouter::new()
+        .server_info("bench", env!("CARGO_PKG_VERSION"))
+        .tool(echo)
+        .tool(add);
+    for i in 0..100 {
+        let filler = ToolBuilder::new(format!("tool_{i:03}"))
+            .description("A filler tool: it exists to make the tool list realistically long.")
+            .handler(|args: FillerArgs| async move {
+                let _ = args;
+                Ok(CallToolResult::text("ok"))
+            })
+            .build();
+        router = router.tool(filler);
+    }
+    router
+}
+
+#[tokio::main]
+async fn main() -> Result<(), BoxError> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+        [] | ["stdio"] => {
+            StdioTransport::new(router()).run().await?;
+        }
+        ["http", "--bind", addr] => {
+            let app = HttpTransport::new(router())
+                .stamp_server_info(false)
+                .into_router_at("/mcp");
+            let listener = tokio::net::TcpListener::bind(addr).await?;
+            axum::serve(listener, app).await?;
+        }
+        _ => {
+            eprintln!("usage: bench-tower-mcp [stdio] | bench-tower-mcp http --bind 127.0.0.1:PORT");
+            std::process::exit(2);
+        }
+    }
+    Ok(())
+}
