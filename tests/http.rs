@@ -826,13 +826,7 @@ async fn mrtr_over_http_binds_state_to_the_principal() {
     assert_eq!(status, 200);
     assert_modern("InputRequiredResult", &first["result"]);
     let state = first["result"]["requestState"].clone();
-    let key = first["result"]["inputRequests"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .next()
-        .unwrap()
-        .clone();
+    let key = tests::wire::first_input_key(&first["result"]);
     let mut retry = call.clone();
     retry["id"] = json!(31);
     retry["params"]["requestState"] = state;

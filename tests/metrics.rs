@@ -9,14 +9,6 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::process::{Child, Command};
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 async fn call(http: &reqwest::Client, url: &str, id: u64, tool: &str) -> Value {
     let body = json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":tool,"arguments":{},
         "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",
@@ -47,7 +39,8 @@ impl Drop for Stop {
 
 #[tokio::test]
 async fn prometheus_scrapes_the_operation_metrics() {
-    let (mcp_port, metrics_port, prom_port) = (free_port(), free_port(), free_port());
+    let (mcp_port, metrics_port, prom_port) =
+        (tests::free_port(), tests::free_port(), tests::free_port());
     let _server = Stop(
         Command::new(tests::example_binary("everything"))
             .args([

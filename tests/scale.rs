@@ -13,7 +13,7 @@ use mcp_framework::{Server, tool, tools};
 use serde_json::{Value, json};
 use tests::everything;
 use tests::redis::Redis;
-use tests::wire::{Listener, Running, json_of, post, request, start};
+use tests::wire::{Listener, Running, first_input_key, json_of, post, request, start};
 
 /// Says hello.
 #[tool(register = false)]
@@ -196,11 +196,7 @@ async fn a_bad_url_is_an_error_and_an_unreachable_redis_is_not() {
     let e = RedisEventBus::connect("http://not-redis").unwrap_err();
     assert!(e.to_string().contains("the Redis URL"), "{e}");
     // Nothing listens on this port: the bus starts anyway and keeps trying.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = tests::free_port();
     let bus = RedisEventBus::connect(format!("redis://127.0.0.1:{port}/")).unwrap();
     let server = Server::builder()
         .tools(tools![hello])
@@ -249,8 +245,7 @@ async fn the_command_line_of_run_shares_events_with_redis_url() {
 
 #[tokio::test]
 async fn a_question_asked_by_one_replica_is_answered_on_another_with_a_shared_key_file() {
-    let dir = std::env::temp_dir().join(format!("mcp-state-keys-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = tests::temp_dir("state-keys");
     let shared = dir.join("shared.keys");
     // Rotation: the new key seals, the old one still opens.
     tests::write_private(
@@ -294,13 +289,7 @@ async fn a_question_asked_by_one_replica_is_answered_on_another_with_a_shared_ke
     let (_, first) = json_of(post(&a, &call(json!({}))).send().await.unwrap()).await;
     let result = &first["result"];
     assert_eq!(result["resultType"], "input_required", "{first}");
-    let key = result["inputRequests"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .next()
-        .unwrap()
-        .clone();
+    let key = first_input_key(result);
     let state = result["requestState"].as_str().unwrap().to_owned();
     let retry = call(json!({
         "requestState": state,
@@ -498,13 +487,7 @@ async fn another_replica_answers_and_cancels_a_task_and_a_dead_runner_fails_it()
     )
     .await;
     let waiting = until_status(&b, &id, "input_required").await;
-    let key = waiting["inputRequests"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .next()
-        .unwrap()
-        .clone();
+    let key = first_input_key(&waiting);
     let update = with_tasks(
         3,
         "tasks/update",

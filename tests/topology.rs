@@ -16,16 +16,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tests::everything;
 use tests::redis::Redis;
-use tests::wire::{Listener, Running, json_of, post, request};
+use tests::wire::{Listener, Running, first_input_key, json_of, post, request};
 use tokio::process::{Child, Command};
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 fn port_of(r: &Running) -> u16 {
     r.url
@@ -38,7 +30,7 @@ fn port_of(r: &Running) -> u16 {
 /// HAProxy in front of `replicas`, on a free port: round-robin per request, sticky on the
 /// legacy session header, retries on another replica when one refuses connections.
 async fn haproxy(dir: &std::path::Path, replicas: &[&Running]) -> (Child, Running) {
-    let port = free_port();
+    let port = tests::free_port();
     let servers: String = replicas
         .iter()
         .enumerate()
@@ -157,8 +149,7 @@ async fn create_task(r: &Running, seconds: u64) -> String {
 
 #[tokio::test]
 async fn three_replicas_behind_haproxy_share_events_state_and_tasks() {
-    let dir = std::env::temp_dir().join(format!("mcp-topology-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = tests::temp_dir("topology");
     let keys = dir.join("state.keys");
     tests::write_private(
         &keys,
@@ -223,13 +214,7 @@ async fn three_replicas_behind_haproxy_share_events_state_and_tasks() {
         );
         let first = answer(asker, &ask).await;
         assert_eq!(first["result"]["resultType"], "input_required", "{first}");
-        let key = first["result"]["inputRequests"]
-            .as_object()
-            .unwrap()
-            .keys()
-            .next()
-            .unwrap()
-            .clone();
+        let key = first_input_key(&first["result"]);
         let mut retry = ask.clone();
         retry["params"]["requestState"] = first["result"]["requestState"].clone();
         retry["params"]["inputResponses"] =

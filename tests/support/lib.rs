@@ -169,11 +169,7 @@ mod guide {
 /// `everything http --bind 127.0.0.1:<free port> <options>` (the example binary), killed
 /// when the child is dropped; returns once it answers.
 pub async fn everything(options: &[&str]) -> (tokio::process::Child, wire::Running) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = free_port();
     let child = tokio::process::Command::new(example_binary("everything"))
         .args(["http", "--bind", &format!("127.0.0.1:{port}")])
         .args(options)
@@ -214,4 +210,20 @@ pub fn write_private(path: &std::path::Path, text: &str) {
     use std::os::unix::fs::PermissionsExt as _;
     std::fs::write(path, text).unwrap();
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).unwrap();
+}
+
+/// A free TCP port of 127.0.0.1 (bound, then released).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A fresh folder under the system's temporary directory for this test process.
+pub fn temp_dir(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("mcp-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
 }

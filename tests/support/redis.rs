@@ -17,11 +17,7 @@ pub struct Redis {
 impl Redis {
     /// Starts one on a free port and waits until it answers `PING`.
     pub async fn start() -> Self {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = crate::free_port();
         let mut redis = Self { port, child: None };
         redis.restart().await;
         redis

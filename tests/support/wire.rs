@@ -303,3 +303,13 @@ impl Running {
         }
     }
 }
+
+/// The key of the first question an `InputRequiredResult` (or an `input_required` task)
+/// asks.
+pub fn first_input_key(result: &Value) -> String {
+    result["inputRequests"]
+        .as_object()
+        .and_then(|q| q.keys().next())
+        .unwrap_or_else(|| panic!("no inputRequests in {result}"))
+        .clone()
+}

@@ -117,15 +117,6 @@ impl UiToolMeta {
     }
 }
 
-/// The client's declaration of the extension (`capabilities.extensions[UI_EXTENSION]`).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct UiClientCapability {
-    /// The view content types the host renders.
-    #[serde(default)]
-    pub mime_types: Vec<String>,
-}
-
 impl UiResourceMeta {
     /// No origins, permissions or preferences: the host's defaults.
     pub fn new() -> Self {
