@@ -1,13 +1,14 @@
 //! End-to-end over real stdio: spawns `examples/everything` and talks newline-delimited
-//! JSON-RPC to it.
+//! JSON-RPC to it, over pipes (as Python and Rust clients start servers), over socket pairs
+//! (as Node's `child_process` does), and with a file on stdin (served by a thread).
 
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, Command};
 
 fn binary() -> PathBuf {
     tests::example_binary("everything")
@@ -15,8 +16,16 @@ fn binary() -> PathBuf {
 
 struct Proc {
     child: Child,
-    stdin: Option<ChildStdin>,
-    out: Lines<BufReader<ChildStdout>>,
+    stdin: Option<Box<dyn AsyncWrite + Unpin + Send>>,
+    out: Lines<BufReader<Box<dyn AsyncRead + Unpin + Send>>>,
+}
+
+/// What the server's stdin and stdout are.
+#[derive(Clone, Copy)]
+enum Wiring {
+    Pipes,
+    /// One Unix socket pair for each (what libuv, so Node, gives a child).
+    Sockets,
 }
 
 fn meta() -> Value {
@@ -25,18 +34,51 @@ fn meta() -> Value {
 
 impl Proc {
     fn spawn() -> Self {
-        let mut child = Command::new(binary())
+        Self::spawn_with(Wiring::Pipes)
+    }
+
+    fn spawn_with(wiring: Wiring) -> Self {
+        let mut command = Command::new(binary());
+        command
             .arg("stdio")
             .env("RUST_LOG", "debug")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("spawn everything");
-        let stdin = child.stdin.take();
-        let out = BufReader::new(child.stdout.take().expect("stdout")).lines();
-        Self { child, stdin, out }
+            .kill_on_drop(true);
+        match wiring {
+            Wiring::Pipes => {
+                command.stdin(Stdio::piped()).stdout(Stdio::piped());
+                let mut child = command.spawn().expect("spawn everything");
+                let stdin: Box<dyn AsyncWrite + Unpin + Send> =
+                    Box::new(child.stdin.take().expect("stdin"));
+                let out: Box<dyn AsyncRead + Unpin + Send> =
+                    Box::new(child.stdout.take().expect("stdout"));
+                Self {
+                    child,
+                    stdin: Some(stdin),
+                    out: BufReader::new(out).lines(),
+                }
+            }
+            Wiring::Sockets => {
+                let (ours_in, theirs_in) = std::os::unix::net::UnixStream::pair().unwrap();
+                let (ours_out, theirs_out) = std::os::unix::net::UnixStream::pair().unwrap();
+                command
+                    .stdin(Stdio::from(std::os::fd::OwnedFd::from(theirs_in)))
+                    .stdout(Stdio::from(std::os::fd::OwnedFd::from(theirs_out)));
+                let child = command.spawn().expect("spawn everything");
+                drop(command); // our copies of the child's ends: EOF must come from `ours_in`
+                let socket = |s: std::os::unix::net::UnixStream| {
+                    s.set_nonblocking(true).unwrap();
+                    tokio::net::UnixStream::from_std(s).unwrap()
+                };
+                let stdin: Box<dyn AsyncWrite + Unpin + Send> = Box::new(socket(ours_in));
+                let out: Box<dyn AsyncRead + Unpin + Send> = Box::new(socket(ours_out));
+                Self {
+                    child,
+                    stdin: Some(stdin),
+                    out: BufReader::new(out).lines(),
+                }
+            }
+        }
     }
 
     async fn send_raw(&mut self, bytes: &[u8]) {
@@ -86,7 +128,12 @@ impl Proc {
 
 #[tokio::test]
 async fn garbage_gets_parse_errors_and_the_server_keeps_serving() {
-    let mut p = Proc::spawn();
+    garbage_gets_parse_errors_and_the_server_keeps_serving_over(Wiring::Pipes).await;
+    garbage_gets_parse_errors_and_the_server_keeps_serving_over(Wiring::Sockets).await;
+}
+
+async fn garbage_gets_parse_errors_and_the_server_keeps_serving_over(wiring: Wiring) {
+    let mut p = Proc::spawn_with(wiring);
     p.send_raw(b"this is not json").await;
     let e = p.next().await;
     assert_eq!(e["error"]["code"], -32700);
@@ -130,7 +177,12 @@ async fn a_result_that_breaks_its_output_schema_is_not_a_success() {
 
 #[tokio::test]
 async fn requests_run_concurrently_and_answers_interleave() {
-    let mut p = Proc::spawn();
+    requests_run_concurrently_and_answers_interleave_over(Wiring::Pipes).await;
+    requests_run_concurrently_and_answers_interleave_over(Wiring::Sockets).await;
+}
+
+async fn requests_run_concurrently_and_answers_interleave_over(wiring: Wiring) {
+    let mut p = Proc::spawn_with(wiring);
     p.request(
         1,
         "tools/call",
@@ -151,7 +203,12 @@ async fn requests_run_concurrently_and_answers_interleave() {
 
 #[tokio::test]
 async fn cancellation_stops_the_request_and_silences_it() {
-    let mut p = Proc::spawn();
+    cancellation_stops_the_request_and_silences_it_over(Wiring::Pipes).await;
+    cancellation_stops_the_request_and_silences_it_over(Wiring::Sockets).await;
+}
+
+async fn cancellation_stops_the_request_and_silences_it_over(wiring: Wiring) {
+    let mut p = Proc::spawn_with(wiring);
     let mut m = meta();
     m["progressToken"] = json!("tok");
     p.request(
@@ -185,7 +242,12 @@ async fn cancellation_stops_the_request_and_silences_it() {
 
 #[tokio::test]
 async fn stdout_is_protocol_only_and_eof_exits() {
-    let mut p = Proc::spawn();
+    stdout_is_protocol_only_and_eof_exits_over(Wiring::Pipes).await;
+    stdout_is_protocol_only_and_eof_exits_over(Wiring::Sockets).await;
+}
+
+async fn stdout_is_protocol_only_and_eof_exits_over(wiring: Wiring) {
+    let mut p = Proc::spawn_with(wiring);
     p.request(1, "server/discover", json!({})).await;
     let (d, _) = p.until(1).await;
     assert_eq!(d["result"]["resultType"], "complete");
@@ -297,7 +359,12 @@ async fn listen_on_stdio_is_tagged_and_cancellable() {
 
 #[tokio::test]
 async fn a_tool_that_prints_to_stdout_cannot_corrupt_the_stream() {
-    let mut p = Proc::spawn();
+    a_tool_that_prints_to_stdout_cannot_corrupt_the_stream_over(Wiring::Pipes).await;
+    a_tool_that_prints_to_stdout_cannot_corrupt_the_stream_over(Wiring::Sockets).await;
+}
+
+async fn a_tool_that_prints_to_stdout_cannot_corrupt_the_stream_over(wiring: Wiring) {
+    let mut p = Proc::spawn_with(wiring);
     p.request(
         1,
         "tools/call",
@@ -307,7 +374,12 @@ async fn a_tool_that_prints_to_stdout_cannot_corrupt_the_stream() {
     // `next` fails on any line that is not one JSON-RPC message.
     let (reply, before) = p.until(1).await;
     assert!(before.is_empty(), "{before:?}");
-    assert_eq!(reply["result"]["content"][0]["text"], "printed");
+    // It read stdin too, and got nothing: the protocol's input is not the process's stdin
+    // while it serves.
+    assert_eq!(
+        reply["result"]["content"][0]["text"],
+        "printed; stdin gave 0 bytes"
+    );
     p.request(2, "tools/list", json!({})).await;
     assert!(p.until(2).await.0["result"]["tools"].is_array());
 }
@@ -335,4 +407,42 @@ async fn oversized_lines_are_refused() {
         r["result"]["content"][0]["text"].as_str().map(str::len),
         Some(3 * 1024 * 1024)
     );
+}
+
+#[tokio::test]
+async fn a_file_on_stdin_is_served_to_its_end() {
+    // A regular file cannot be polled: a thread reads it. Every request in it is answered,
+    // and the server exits at its end.
+    let dir = tests::temp_dir("stdio-file");
+    let input = dir.join("requests.jsonl");
+    let mut lines = String::new();
+    for id in 1..=50 {
+        let request = json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{
+            "name":"add","arguments":{"a":id,"b":1},"_meta":meta()}});
+        lines.push_str(&format!("{request}\n"));
+    }
+    std::fs::write(&input, lines).unwrap();
+    let output = Command::new(binary())
+        .arg("stdio")
+        .stdin(std::fs::File::open(&input).unwrap())
+        .stderr(Stdio::null())
+        .output();
+    let output = tokio::time::timeout(Duration::from_secs(10), output)
+        .await
+        .expect("exits at the end of its input")
+        .unwrap();
+    assert!(output.status.success());
+    let mut sums: Vec<f64> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let v: Value = serde_json::from_str(line).unwrap();
+            v["result"]["structuredContent"]["sum"]
+                .as_f64()
+                .expect("a sum")
+        })
+        .collect();
+    sums.sort_by(f64::total_cmp);
+    assert_eq!(sums, (2..=51).map(f64::from).collect::<Vec<_>>());
+    std::fs::remove_dir_all(dir).unwrap();
 }

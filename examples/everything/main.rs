@@ -405,16 +405,19 @@ fn toggle_extra(server: &ServerHandle) -> Result<&'static str, ToolError> {
     }
 }
 
-/// Prints to the process's stdout, as careless code does: on stdio the framework sends such
-/// prints to stderr, so the protocol stream stays clean.
+/// Prints to the process's stdout and reads its stdin, as careless code does: on stdio the
+/// framework sends such prints to stderr and gives such reads nothing, so the protocol
+/// stream stays clean.
 #[tool]
 fn print_to_stdout(
     /// What to print.
     text: String,
-) -> &'static str {
+) -> String {
     println!("{text}");
     print!("no newline either ");
-    "printed"
+    let mut line = String::new();
+    let read = std::io::stdin().read_line(&mut line).unwrap_or(0);
+    format!("printed; stdin gave {read} bytes")
 }
 
 /// Announces an update of `test://watched-resource`.

@@ -1,16 +1,15 @@
-//! Newline-delimited JSON-RPC over a byte stream (stdin/stdout by default).
-//!
-//! Requests run concurrently (responses may interleave); `notifications/cancelled` stops a
-//! request and nothing more is written for it; one writer task owns the output and flushes
-//! when it has nothing else queued. On EOF, in-flight requests get a short grace period.
+//! One connection: reads lines, runs requests (the ones that wait as tasks), writes replies
+//! through one writer; cancellation, the legacy session, `subscriptions/listen` streams and
+//! the drain at the end of input.
 
+use std::future::Future;
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
-use tokio_util::task::TaskTracker;
+use tokio_util::task::{AbortOnDropHandle, TaskTracker};
 
 use crate::dispatch::{Carrier, Reply, dispatch, on_notification, open_session};
 use crate::error::Error;
@@ -42,169 +41,36 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let (tx, rx) = mpsc::channel::<Bytes>(1024);
-    let writer = tokio::spawn(write_loop(writer, rx));
-    let result = run(server, reader, tx).await;
-    let _ = writer.await;
-    result
+    on_own_task(async move {
+        let (tx, rx) = mpsc::channel::<Bytes>(1024);
+        let writer = tokio::spawn(write_loop(writer, rx));
+        let result = run(server, reader, tx).await;
+        let _ = writer.await;
+        result
+    })
+    .await
 }
 
-/// Serves the process's own stdin and stdout. Both are blocking file descriptors, so each
-/// gets a dedicated thread (tokio's `stdin()`/`stdout()` would hop through the blocking
-/// pool for every read and write); the async side sees a channel of chunks.
-///
-/// While it serves, the protocol owns the process's standard output: the writer thread
-/// writes to a private duplicate of it, and file descriptor 1 itself is pointed at standard
-/// error, so a handler (or a library) that prints with `println!` cannot corrupt the
-/// message stream; what it prints shows up on stderr. Restored when serving ends.
-pub(crate) async fn serve_stdio(server: Arc<ServerInner>) -> Result<(), Error> {
-    let (tx, rx) = mpsc::channel::<Bytes>(1024);
-    let stdout = ProtocolStdout::take()?;
-    let writer = std::thread::Builder::new()
-        .name("mcp-stdout".into())
-        .spawn(move || stdout_thread(rx, stdout))?;
-    let (chunks_tx, chunks_rx) = mpsc::channel::<std::io::Result<Bytes>>(16);
-    std::thread::Builder::new()
-        .name("mcp-stdin".into())
-        .spawn(move || stdin_thread(&chunks_tx))?;
-    let result = run(server, ChannelReader::new(chunks_rx), tx).await;
-    // The writer thread ends once every sender is gone and it has flushed.
-    let _ = tokio::task::spawn_blocking(move || writer.join()).await;
-    result
-}
-
-fn stdin_thread(chunks: &mpsc::Sender<std::io::Result<Bytes>>) {
-    use std::io::Read as _;
-    let mut stdin = std::io::stdin().lock();
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        match stdin.read(&mut buf) {
-            Ok(0) => return,
-            Ok(n) => {
-                if chunks
-                    .blocking_send(Ok(Bytes::copy_from_slice(&buf[..n])))
-                    .is_err()
-                {
-                    return;
-                }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => {
-                let _ = chunks.blocking_send(Err(e));
-                return;
-            }
-        }
-    }
-}
-
-/// The real standard output, taken from the rest of the process (see [`serve_stdio`]).
-struct ProtocolStdout {
-    #[cfg(unix)]
-    real: std::fs::File,
-}
-
-impl ProtocolStdout {
-    #[cfg(unix)]
-    fn take() -> std::io::Result<Self> {
-        use std::io::Write as _;
-        // Whatever the process printed before goes out first, on the real stdout.
-        std::io::stdout().flush()?;
-        let real = rustix::io::dup(std::io::stdout())?;
-        rustix::stdio::dup2_stdout(std::io::stderr())?;
-        Ok(Self { real: real.into() })
-    }
-
-    /// Elsewhere stray prints are not redirected: the protocol writes to stdout as is.
-    #[cfg(not(unix))]
-    fn take() -> std::io::Result<Self> {
-        Ok(Self {})
-    }
-}
-
-impl std::io::Write for ProtocolStdout {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        #[cfg(unix)]
-        return self.real.write(buf);
-        #[cfg(not(unix))]
-        return std::io::stdout().write(buf);
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        #[cfg(unix)]
-        return self.real.flush();
-        #[cfg(not(unix))]
-        return std::io::stdout().flush();
-    }
-}
-
-#[cfg(unix)]
-impl Drop for ProtocolStdout {
-    fn drop(&mut self) {
-        // Anything printed while serving went to stderr; give fd 1 back.
-        let _ = std::io::Write::flush(&mut std::io::stdout());
-        let _ = rustix::stdio::dup2_stdout(&self.real);
-    }
-}
-
-fn stdout_thread(mut rx: mpsc::Receiver<Bytes>, stdout: ProtocolStdout) {
-    use std::io::Write as _;
-    let mut out = std::io::BufWriter::with_capacity(64 * 1024, stdout);
-    while let Some(first) = rx.blocking_recv() {
-        let mut batch = |m: &[u8]| out.write_all(m).and_then(|()| out.write_all(b"\n"));
-        if batch(&first).is_err() {
-            return;
-        }
-        // Batch whatever else is already queued, then flush once.
-        while let Ok(next) = rx.try_recv() {
-            if batch(&next).is_err() {
-                return;
-            }
-        }
-        if out.flush().is_err() {
-            return;
-        }
-    }
-    let _ = out.flush();
-}
-
-/// An `AsyncRead` over chunks sent by a reader thread.
-struct ChannelReader {
-    rx: mpsc::Receiver<std::io::Result<Bytes>>,
-    current: Bytes,
-}
-
-impl ChannelReader {
-    fn new(rx: mpsc::Receiver<std::io::Result<Bytes>>) -> Self {
-        Self {
-            rx,
-            current: Bytes::new(),
-        }
-    }
-}
-
-impl AsyncRead for ChannelReader {
-    fn poll_read(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-        buf: &mut tokio::io::ReadBuf<'_>,
-    ) -> std::task::Poll<std::io::Result<()>> {
-        use std::task::Poll;
-        while self.current.is_empty() {
-            match self.rx.poll_recv(cx) {
-                Poll::Ready(Some(Ok(chunk))) => self.current = chunk,
-                Poll::Ready(Some(Err(e))) => return Poll::Ready(Err(e)),
-                Poll::Ready(None) => return Poll::Ready(Ok(())),
-                Poll::Pending => return Poll::Pending,
-            }
-        }
-        let n = self.current.len().min(buf.remaining());
-        buf.put_slice(&self.current.split_to(n));
-        Poll::Ready(Ok(()))
+/// Runs `serving` as a task of its own, stopped if the caller stops waiting. The reading loop
+/// and the writer task then share a worker thread: `#[tokio::main]` polls the main future on
+/// the main thread, so serving there would cross threads twice per message.
+pub(super) async fn on_own_task<F>(serving: F) -> Result<(), Error>
+where
+    F: Future<Output = Result<(), Error>> + Send + 'static,
+{
+    match AbortOnDropHandle::new(tokio::spawn(serving)).await {
+        Ok(result) => result,
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        Err(e) => Err(Error::Io(std::io::Error::other(e))),
     }
 }
 
 /// Serves one connection: reads lines from `reader`, answers through `tx`.
-async fn run<R>(server: Arc<ServerInner>, reader: R, tx: mpsc::Sender<Bytes>) -> Result<(), Error>
+pub(super) async fn run<R>(
+    server: Arc<ServerInner>,
+    reader: R,
+    tx: mpsc::Sender<Bytes>,
+) -> Result<(), Error>
 where
     R: AsyncRead + Unpin + Send + 'static,
 {
@@ -315,7 +181,7 @@ async fn read_line<R: AsyncRead + Unpin>(
     }
 }
 
-async fn write_loop<W: AsyncWrite + Unpin>(writer: W, mut rx: mpsc::Receiver<Bytes>) {
+pub(super) async fn write_loop<W: AsyncWrite + Unpin>(writer: W, mut rx: mpsc::Receiver<Bytes>) {
     let mut out = BufWriter::with_capacity(64 * 1024, writer);
     while let Some(first) = rx.recv().await {
         if write_framed(&mut out, &first).await.is_err() {
@@ -387,12 +253,18 @@ async fn on_message(conn: &Arc<Connection>, bytes: &[u8]) {
                     return;
                 }
             };
-            let conn = conn.clone();
-            let tasks = conn.tasks.clone();
-            tasks.spawn(async move {
-                serve_request(&conn, request, cancel).await;
-                conn.inflight.finish(&ticket);
+            let owned = conn.clone();
+            let mut request = Box::pin(async move {
+                serve_request(&owned, request, cancel).await;
+                owned.inflight.finish(&ticket);
             });
+            // Polled here first: a request that finishes without waiting costs no task (a
+            // spawn may wake another worker thread). One that waits is spawned and polled
+            // again there, with the task's waker (the no-op one given now is never woken).
+            let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+            if request.as_mut().poll(&mut cx).is_pending() {
+                conn.tasks.spawn(request);
+            }
         }
     }
 }
