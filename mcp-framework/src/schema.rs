@@ -1,6 +1,8 @@
 //! JSON Schema generation (schemars, 2020-12), the few schema walks the runtime needs
 //! (object roots, local `$ref`s, wrapping outputs), and compiled validators (jsonschema).
 
+use std::sync::OnceLock;
+
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value};
@@ -95,8 +97,14 @@ pub(crate) fn local_ref<'a>(
     defs?.get(name)
 }
 
-/// A compiled validator.
-pub(crate) struct Validator(jsonschema::Validator);
+/// A schema's validator, compiled at its first use: start-up does not pay for the validators
+/// of tools nobody calls (compiling the first one also builds the 2020-12 meta-schema's,
+/// about a millisecond). A debug build compiles it at once, so a schema that does not
+/// compile is an error of `build()` while the server is developed.
+pub(crate) struct Validator {
+    schema: Value,
+    compiled: OnceLock<Result<jsonschema::Validator, String>>,
+}
 
 impl std::fmt::Debug for Validator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -105,24 +113,48 @@ impl std::fmt::Debug for Validator {
 }
 
 impl Validator {
-    /// Compiles `schema`. External `$ref`s cannot be resolved (no network, no files): such
-    /// schemas are rejected instead of silently accepting anything.
+    /// A validator for `schema`; `Err` (in a debug build) if it does not compile. External
+    /// `$ref`s cannot be resolved (no network, no files): such schemas are rejected instead
+    /// of silently accepting anything.
     pub(crate) fn compile(schema: &JsonObject) -> Result<Self, String> {
-        let value = Value::Object(schema.clone());
-        jsonschema::options()
-            .with_draft(jsonschema::Draft::Draft202012)
-            .build(&value)
-            .map(Self)
-            .map_err(|e| e.to_string())
+        let validator = Self::lazy(schema);
+        #[cfg(debug_assertions)]
+        validator.compiled()?;
+        Ok(validator)
     }
 
-    /// `Ok` or a readable list of what is wrong (at most a few problems).
+    /// A validator for `schema`, compiled when first used.
+    fn lazy(schema: &JsonObject) -> Self {
+        Self {
+            schema: Value::Object(schema.clone()),
+            compiled: OnceLock::new(),
+        }
+    }
+
+    fn compiled(&self) -> Result<&jsonschema::Validator, String> {
+        self.compiled
+            .get_or_init(|| {
+                jsonschema::options()
+                    .with_draft(jsonschema::Draft::Draft202012)
+                    .build(&self.schema)
+                    .map_err(|e| e.to_string())
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// `Ok` or a readable list of what is wrong (at most a few problems). A schema that
+    /// does not compile (seen only in a release build) rejects everything, saying so.
     pub(crate) fn check(&self, instance: &Value) -> Result<(), String> {
-        if self.0.is_valid(instance) {
+        let validator = self.compiled().map_err(|e| {
+            tracing::error!(error = %e, "a schema of this server does not compile");
+            format!("the server's schema does not compile: {e}")
+        })?;
+        if validator.is_valid(instance) {
             return Ok(());
         }
         let mut problems = Vec::new();
-        for err in self.0.iter_errors(instance).take(5) {
+        for err in validator.iter_errors(instance).take(5) {
             let path = err.instance_path().to_string();
             if path.is_empty() {
                 problems.push(err.to_string());
@@ -137,6 +169,18 @@ impl Validator {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lazy_validator_compiles_at_first_use_and_reports_a_schema_that_does_not() {
+        let good = Validator::lazy(&input_schema_for::<Args>());
+        assert!(good.compiled.get().is_none(), "nothing compiled before use");
+        assert!(good.check(&serde_json::json!({"a": 1.0})).is_ok());
+        assert!(good.check(&serde_json::json!({"a": "x"})).is_err());
+        let bad = serde_json::json!({"type": "object", "properties": {"a": {"pattern": "(("}}});
+        let bad = Validator::lazy(bad.as_object().unwrap());
+        let e = bad.check(&serde_json::json!({})).unwrap_err();
+        assert!(e.starts_with("the server's schema does not compile"), "{e}");
+    }
 
     #[allow(dead_code)]
     #[derive(JsonSchema, serde::Deserialize)]
