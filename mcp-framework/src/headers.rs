@@ -84,7 +84,8 @@ pub(crate) fn collect_header_params(schema: &JsonObject) -> Result<Vec<HeaderPar
     let mut found = Vec::new();
     walk_properties(schema, &mut Vec::new(), &mut found)?;
     // Any annotation not reached through `properties` alone is invalid.
-    let total = count_annotations(&Value::Object(schema.clone()));
+    let total: usize = usize::from(schema.contains_key(KEY))
+        + schema.values().map(count_annotations).sum::<usize>();
     if total != found.len() {
         return Err(format!(
             "`{KEY}` may only annotate properties reachable from the schema root through \

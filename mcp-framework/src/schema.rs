@@ -102,7 +102,9 @@ pub(crate) fn local_ref<'a>(
 /// about a millisecond). A debug build compiles it at once, so a schema that does not
 /// compile is an error of `build()` while the server is developed.
 pub(crate) struct Validator {
-    schema: Value,
+    /// The schema as compact JSON text until it is compiled (a fraction of a `Value`'s
+    /// memory).
+    schema: Box<str>,
     compiled: OnceLock<Result<jsonschema::Validator, String>>,
 }
 
@@ -126,7 +128,9 @@ impl Validator {
     /// A validator for `schema`, compiled when first used.
     fn lazy(schema: &JsonObject) -> Self {
         Self {
-            schema: Value::Object(schema.clone()),
+            schema: serde_json::to_string(schema)
+                .expect("a JSON object always serializes")
+                .into_boxed_str(),
             compiled: OnceLock::new(),
         }
     }
@@ -134,9 +138,11 @@ impl Validator {
     fn compiled(&self) -> Result<&jsonschema::Validator, String> {
         self.compiled
             .get_or_init(|| {
+                let schema: Value =
+                    serde_json::from_str(&self.schema).map_err(|e| e.to_string())?;
                 jsonschema::options()
                     .with_draft(jsonschema::Draft::Draft202012)
-                    .build(&self.schema)
+                    .build(&schema)
                     .map_err(|e| e.to_string())
             })
             .as_ref()
