@@ -84,8 +84,7 @@ pub(crate) fn collect_header_params(schema: &JsonObject) -> Result<Vec<HeaderPar
     let mut found = Vec::new();
     walk_properties(schema, &mut Vec::new(), &mut found)?;
     // Any annotation not reached through `properties` alone is invalid.
-    let total: usize = usize::from(schema.contains_key(KEY))
-        + schema.values().map(count_annotations).sum::<usize>();
+    let total = annotations_in(schema);
     if total != found.len() {
         return Err(format!(
             "`{KEY}` may only annotate properties reachable from the schema root through \
@@ -106,11 +105,13 @@ pub(crate) fn collect_header_params(schema: &JsonObject) -> Result<Vec<HeaderPar
     Ok(found)
 }
 
+fn annotations_in(map: &JsonObject) -> usize {
+    usize::from(map.contains_key(KEY)) + map.values().map(count_annotations).sum::<usize>()
+}
+
 fn count_annotations(v: &Value) -> usize {
     match v {
-        Value::Object(map) => {
-            usize::from(map.contains_key(KEY)) + map.values().map(count_annotations).sum::<usize>()
-        }
+        Value::Object(map) => annotations_in(map),
         Value::Array(items) => items.iter().map(count_annotations).sum(),
         _ => 0,
     }
