@@ -867,3 +867,46 @@ fn the_future_of_one_request_stays_small() {
     eprintln!("handle_message future: {size} bytes");
     assert!(size <= 6 * 1024, "handle_message's future is {size} bytes");
 }
+
+#[tokio::test]
+async fn modern_results_carry_server_info_beside_the_handlers_own_meta() {
+    let tools = ToolSet::new()
+        .with_fn(
+            ToolDefinition::new("plain", obj(json!({"type": "object"}))),
+            |_, _| async { Ok(CallToolResult::success(vec![Content::text("p")])) },
+        )
+        .with_fn(
+            ToolDefinition::new("tagged", obj(json!({"type": "object"}))),
+            |_, _| async {
+                let mut r = CallToolResult::success(vec![Content::text("t")]);
+                r.meta = Some(obj(json!({"example.com/tag": 7})));
+                Ok(r)
+            },
+        );
+    let server = Server::builder()
+        .name("meta-test")
+        .version("9")
+        .tools(tools)
+        .build()
+        .unwrap();
+    let client = Client::connect(&server).await.unwrap();
+    let info = json!({"name": "meta-test", "version": "9"});
+    let plain = client
+        .request("tools/call", json!({"name": "plain", "arguments": {}}))
+        .await
+        .unwrap();
+    assert_modern("CallToolResult", &plain);
+    assert_eq!(
+        plain["_meta"],
+        json!({"io.modelcontextprotocol/serverInfo": info})
+    );
+    let tagged = client
+        .request("tools/call", json!({"name": "tagged", "arguments": {}}))
+        .await
+        .unwrap();
+    assert_modern("CallToolResult", &tagged);
+    assert_eq!(
+        tagged["_meta"],
+        json!({"example.com/tag": 7, "io.modelcontextprotocol/serverInfo": info})
+    );
+}

@@ -27,13 +27,50 @@ pub(crate) fn to_bytes(value: &impl Serialize) -> Bytes {
     Bytes::from(serde_json::to_vec(value).expect("protocol results serialize"))
 }
 
-/// The `_meta` of a modern result: the handler's own keys plus `serverInfo`.
-fn with_server_info(server: &ServerInner, meta: Option<JsonObject>) -> Option<JsonObject> {
-    let mut meta = meta.unwrap_or_default();
-    for (k, v) in &server.server_info_meta {
-        meta.entry(k.clone()).or_insert_with(|| v.clone());
+/// How a result gets its `_meta.serverInfo`: already in its `_meta` (merged with the
+/// handler's own keys, or not a modern result), or written after it by [`encode`] from the
+/// bytes encoded at build time, when its `_meta` would hold nothing else (no map built,
+/// no entry cloned, for almost every result).
+#[must_use = "encode the result with `encode`, which writes `_meta` when it is spliced"]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stamped {
+    InPlace,
+    Spliced,
+}
+
+/// Encodes a stamped result: `_meta` with `serverInfo` as the last member of a spliced
+/// one (an object with no `_meta` of its own).
+fn encode(server: &ServerInner, value: &impl Serialize, stamped: Stamped) -> Bytes {
+    let mut out = Vec::with_capacity(256);
+    serde_json::to_writer(&mut out, value).expect("protocol results serialize");
+    if stamped == Stamped::Spliced {
+        let close = out.pop();
+        debug_assert_eq!(close, Some(b'}'), "results are JSON objects");
+        if out.len() > 1 {
+            out.push(b',');
+        }
+        out.extend_from_slice(br#""_meta":"#);
+        out.extend_from_slice(server.server_info_meta_json.as_bytes());
+        out.push(b'}');
     }
-    Some(meta)
+    Bytes::from(out)
+}
+
+/// The `_meta` of a modern result: `meta` (a handler's own keys) plus `serverInfo`, or
+/// nothing to hold when there are no own keys (then [`encode`] splices it in).
+fn with_server_info(server: &ServerInner, meta: &mut Option<JsonObject>) -> Stamped {
+    match meta {
+        Some(own) if !own.is_empty() => {
+            for (k, v) in &server.server_info_meta {
+                own.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+            Stamped::InPlace
+        }
+        _ => {
+            *meta = None;
+            Stamped::Spliced
+        }
+    }
 }
 
 /// Clears the display fields a revision does not know: `title` (before 2025-06-18) and
@@ -51,20 +88,22 @@ fn display_fields(
     }
 }
 
-/// Fills the common result fields of a modern result (and clears them for legacy ones).
+/// Fills the common result fields of a modern result (and clears them for legacy ones);
+/// evaluates to the result's [`Stamped`], for [`encode`].
 macro_rules! stamp {
     ($server:expr, $version:expr, $result:expr) => {{
         let r = $result;
         if $version.is_modern() {
             r.result_type = Some(ResultType::Complete);
-            r.meta = with_server_info($server, r.meta.take());
+            with_server_info($server, &mut r.meta)
         } else {
             r.result_type = None;
+            Stamped::InPlace
         }
     }};
     ($server:expr, $version:expr, $result:expr, $cache:expr) => {{
         let r = $result;
-        stamp!($server, $version, &mut *r);
+        let stamped = stamp!($server, $version, &mut *r);
         if $version.is_modern() {
             let c: CachePolicy = $cache;
             r.ttl_ms = Some(c.ttl_ms);
@@ -73,6 +112,7 @@ macro_rules! stamp {
             r.ttl_ms = None;
             r.cache_scope = None;
         }
+        stamped
     }};
 }
 
@@ -89,13 +129,13 @@ pub(crate) fn discover(server: &ServerInner) -> Bytes {
                 instructions: server.instructions.clone(),
                 ..DiscoverResult::default()
             };
-            stamp!(
+            let stamped = stamp!(
                 server,
                 ProtocolVersion::LATEST,
                 &mut result,
                 server.config.cache.discover
             );
-            to_bytes(&result)
+            encode(server, &result, stamped)
         })
         .clone()
 }
@@ -164,8 +204,8 @@ pub(crate) fn list_page(
                     next_cursor,
                     ..ListToolsResult::default()
                 };
-                stamp!(server, version, &mut r, cache);
-                to_bytes(&r)
+                let stamped = stamp!(server, version, &mut r, cache);
+                encode(server, &r, stamped)
             }
             ListKind::Prompts => {
                 let mut r = ListPromptsResult {
@@ -180,8 +220,8 @@ pub(crate) fn list_page(
                     next_cursor,
                     ..ListPromptsResult::default()
                 };
-                stamp!(server, version, &mut r, cache);
-                to_bytes(&r)
+                let stamped = stamp!(server, version, &mut r, cache);
+                encode(server, &r, stamped)
             }
             ListKind::Resources => {
                 let mut r = ListResourcesResult {
@@ -196,8 +236,8 @@ pub(crate) fn list_page(
                     next_cursor,
                     ..ListResourcesResult::default()
                 };
-                stamp!(server, version, &mut r, cache);
-                to_bytes(&r)
+                let stamped = stamp!(server, version, &mut r, cache);
+                encode(server, &r, stamped)
             }
             ListKind::Templates => {
                 let mut r = ListResourceTemplatesResult {
@@ -212,8 +252,8 @@ pub(crate) fn list_page(
                     next_cursor,
                     ..ListResourceTemplatesResult::default()
                 };
-                stamp!(server, version, &mut r, cache);
-                to_bytes(&r)
+                let stamped = stamp!(server, version, &mut r, cache);
+                encode(server, &r, stamped)
             }
         }
     })
@@ -238,8 +278,8 @@ pub(crate) fn tool_result(
             v
         });
     }
-    stamp!(server, version, &mut result);
-    to_bytes(&result)
+    let stamped = stamp!(server, version, &mut result);
+    encode(server, &result, stamped)
 }
 
 pub(crate) fn prompt_result(
@@ -247,8 +287,8 @@ pub(crate) fn prompt_result(
     version: ProtocolVersion,
     mut result: GetPromptResult,
 ) -> Bytes {
-    stamp!(server, version, &mut result);
-    to_bytes(&result)
+    let stamped = stamp!(server, version, &mut result);
+    encode(server, &result, stamped)
 }
 
 pub(crate) fn read_result(
@@ -261,8 +301,8 @@ pub(crate) fn read_result(
         contents,
         ..ReadResourceResult::default()
     };
-    stamp!(server, version, &mut result, cache);
-    to_bytes(&result)
+    let stamped = stamp!(server, version, &mut result, cache);
+    encode(server, &result, stamped)
 }
 
 pub(crate) fn completion_result(
@@ -274,14 +314,14 @@ pub(crate) fn completion_result(
         completion,
         ..CompleteResult::default()
     };
-    stamp!(server, version, &mut result);
-    to_bytes(&result)
+    let stamped = stamp!(server, version, &mut result);
+    encode(server, &result, stamped)
 }
 
 /// An `InputRequiredResult`: never cached, so no `ttlMs`/`cacheScope`.
 pub(crate) fn input_required(server: &ServerInner, mut result: InputRequiredResult) -> Bytes {
-    result.meta = Some(server.server_info_meta.clone());
-    to_bytes(&result)
+    result.meta = None;
+    encode(server, &result, Stamped::Spliced)
 }
 
 /// The final result of a `subscriptions/listen` ended by the server.
@@ -299,13 +339,13 @@ pub(crate) fn skills_page<'a>(
         cache_scope: None,
         meta: None,
     };
-    stamp!(
+    let stamped = stamp!(
         server,
         ProtocolVersion::LATEST,
         &mut result,
         server.config.cache.resources
     );
-    to_bytes(&result)
+    encode(server, &result, stamped)
 }
 
 /// `skills/get` (cached like a resource read).
@@ -317,13 +357,13 @@ pub(crate) fn skill(server: &ServerInner, entry: &SkillEntry) -> Bytes {
         cache_scope: None,
         meta: None,
     };
-    stamp!(
+    let stamped = stamp!(
         server,
         ProtocolVersion::LATEST,
         &mut result,
         server.config.cache.read
     );
-    to_bytes(&result)
+    encode(server, &result, stamped)
 }
 
 /// A page of `resources/directory/read`.
@@ -338,38 +378,41 @@ pub(crate) fn directory_page<'a>(
         next_cursor,
         meta: None,
     };
-    stamp!(server, ProtocolVersion::LATEST, &mut result);
-    to_bytes(&result)
+    let stamped = stamp!(server, ProtocolVersion::LATEST, &mut result);
+    encode(server, &result, stamped)
 }
 
 /// The answer to a call that became a task: `resultType: "task"` and the task's fields.
 pub(crate) fn task_created(server: &ServerInner, record: &TaskRecord) -> Bytes {
-    to_bytes(&CreateTaskResult {
+    let result = CreateTaskResult {
         result_type: ResultType::Task,
         task: record.task(),
-        meta: with_server_info(server, None),
-    })
+        meta: None,
+    };
+    encode(server, &result, Stamped::Spliced)
 }
 
 /// `tasks/get`: the task in detail.
 pub(crate) fn task_detail(server: &ServerInner, record: &TaskRecord) -> Bytes {
-    to_bytes(&GetTaskResult {
+    let result = GetTaskResult {
         result_type: ResultType::Complete,
         task: record.detail(),
-        meta: with_server_info(server, None),
-    })
+        meta: None,
+    };
+    encode(server, &result, Stamped::Spliced)
 }
 
 /// The empty acknowledgement of a modern request (`tasks/update`, `tasks/cancel`).
 pub(crate) fn acknowledged(server: &ServerInner) -> Bytes {
-    to_bytes(&EmptyResult {
+    let result = EmptyResult {
         result_type: Some(ResultType::Complete),
-        meta: with_server_info(server, None),
-    })
+        meta: None,
+    };
+    encode(server, &result, Stamped::Spliced)
 }
 
 pub(crate) fn listen_closed(server: &ServerInner, subscription_id: &RequestId) -> Bytes {
     let mut result = SubscriptionsListenResult::closed(subscription_id);
-    result.meta = with_server_info(server, result.meta.take());
-    to_bytes(&result)
+    let stamped = with_server_info(server, &mut result.meta);
+    encode(server, &result, stamped)
 }

@@ -34,6 +34,8 @@ pub(crate) struct ServerInner {
     pub(crate) sealer: ArcSwap<Sealer>,
     /// `{"io.modelcontextprotocol/serverInfo": …}`, merged into every modern result.
     pub(crate) server_info_meta: JsonObject,
+    /// The same, encoded (`render` writes it after results with no `_meta` of their own).
+    pub(crate) server_info_meta_json: Box<str>,
     pub(crate) discover_bytes: OnceLock<Bytes>,
     /// Cancelled on graceful shutdown: subscriptions end with their final result.
     pub(crate) shutdown: CancellationToken,

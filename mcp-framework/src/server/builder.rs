@@ -494,6 +494,9 @@ impl ServerBuilder {
             change_lock: Mutex::new(()),
             bus,
             sealer: ArcSwap::from_pointee(sealer),
+            server_info_meta_json: serde_json::to_string(&server_info_meta)
+                .expect("a JSON object serializes")
+                .into_boxed_str(),
             server_info_meta,
             discover_bytes: OnceLock::new(),
             shutdown: CancellationToken::new(),
