@@ -55,30 +55,57 @@ pub(crate) struct RequestMeta {
     pub(crate) tracestate: Option<String>,
 }
 
+/// What one pass over a request's params reads: `_meta`, and the members that name what
+/// the request is for, unparsed (their shape is the method's business).
 #[derive(Deserialize)]
-struct MetaOnly<'a> {
+struct HeadView<'a> {
     #[serde(rename = "_meta", default, borrow)]
     meta: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    name: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    uri: Option<&'a RawValue>,
+    #[serde(rename = "taskId", default, borrow)]
+    task_id: Option<&'a RawValue>,
+}
+
+/// The members of a request's params that name its target, as JSON text: `name` (a tool,
+/// a prompt), `uri` (a resource), `taskId` (a task). HTTP compares them with `Mcp-Name`.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Targets<'a> {
+    pub(crate) name: Option<&'a RawValue>,
+    pub(crate) uri: Option<&'a RawValue>,
+    pub(crate) task_id: Option<&'a RawValue>,
 }
 
 /// Reads `params._meta`: the parsed known fields and the raw object (for `Context::meta`).
 pub(crate) fn read_request_meta(
     params: Option<&RawValue>,
 ) -> Result<(RequestMeta, Option<Box<RawValue>>), ErrorObject> {
+    read_request_head(params).map(|(meta, raw, _)| (meta, raw))
+}
+
+/// [`read_request_meta`], and the request's [`Targets`] from the same pass over its params.
+pub(crate) fn read_request_head(
+    params: Option<&RawValue>,
+) -> Result<(RequestMeta, Option<Box<RawValue>>, Targets<'_>), ErrorObject> {
     let Some(params) = params else {
-        return Ok((RequestMeta::default(), None));
+        return Ok((RequestMeta::default(), None, Targets::default()));
     };
-    let only: MetaOnly<'_> = serde_json::from_str(params.get())
+    let head: HeadView<'_> = serde_json::from_str(params.get())
         .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))?;
-    let Some(raw) = only.meta else {
-        return Ok((RequestMeta::default(), None));
+    let targets = Targets {
+        name: head.name,
+        uri: head.uri,
+        task_id: head.task_id,
     };
-    if raw.get() == "null" {
-        return Ok((RequestMeta::default(), None));
-    }
+    let raw = match head.meta {
+        Some(raw) if raw.get() != "null" => raw,
+        _ => return Ok((RequestMeta::default(), None, targets)),
+    };
     let meta: RequestMeta = serde_json::from_str(raw.get())
         .map_err(|e| ErrorObject::invalid_params(format!("Invalid _meta: {e}")))?;
-    Ok((meta, Some(raw.to_owned())))
+    Ok((meta, Some(raw.to_owned()), targets))
 }
 
 #[cfg(test)]
@@ -96,6 +123,9 @@ mod tests {
         assert!(meta.client_capabilities.unwrap().supports_roots());
         assert_eq!(meta.progress_token, Some(RequestId::String("t".into())));
         assert!(raw.unwrap().get().contains("other"));
+        let (_, _, targets) = read_request_head(Some(&params)).unwrap();
+        assert_eq!(targets.name.map(RawValue::get), Some(r#""x""#));
+        assert!(targets.uri.is_none() && targets.task_id.is_none());
     }
 
     #[test]

@@ -27,7 +27,7 @@ use crate::dispatch::{Carrier, Failure, Reply, dispatch};
 use crate::peer::{HttpParts, PeerId, Sink};
 use crate::principal::Principal;
 use crate::protocol::jsonrpc::Request;
-use crate::protocol::meta::{RequestMeta, read_request_meta};
+use crate::protocol::meta::read_request_head;
 use crate::protocol::{ErrorObject, RequestId, codes};
 
 pub(super) type ReplyFuture = Pin<Box<dyn Future<Output = Reply> + Send>>;
@@ -39,13 +39,14 @@ pub(super) async fn serve_request(
     session: Option<Arc<HttpSession>>,
     answer: Answer,
 ) -> Response {
-    let (meta, raw_meta): (RequestMeta, _) = match read_request_meta(request.params.as_deref()) {
+    let (meta, raw_meta, targets) = match read_request_head(request.params.as_deref()) {
         Ok(m) => m,
         Err(e) => return error_response(StatusCode::BAD_REQUEST, Some(&request.id), &e),
     };
     let modern = session.is_none() || meta.protocol_version.is_some();
     if let (true, Some(version)) = (modern, meta.protocol_version.as_deref())
-        && let Err(e) = checks::metadata::check_standard_headers(&parts.headers, &request, version)
+        && let Err(e) =
+            checks::metadata::check_standard_headers(&parts.headers, &request, &targets, version)
     {
         return error_response(StatusCode::BAD_REQUEST, Some(&request.id), &e);
     }

@@ -6,22 +6,14 @@
 //! (`HeaderMismatch`). The `Mcp-Param-*` headers are checked by dispatch, which knows the
 //! tool.
 
+use std::borrow::Cow;
+
 use axum::http::HeaderMap;
-use serde::Deserialize;
 
 use crate::headers::{decode_value, single_header};
 use crate::protocol::ErrorObject;
 use crate::protocol::jsonrpc::Request;
-
-#[derive(Deserialize)]
-struct NameView {
-    #[serde(default)]
-    name: Option<String>,
-    #[serde(default)]
-    uri: Option<String>,
-    #[serde(default, rename = "taskId")]
-    task_id: Option<String>,
-}
+use crate::protocol::meta::Targets;
 
 fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Result<Option<&'a str>, ErrorObject> {
     single_header(headers, name)?
@@ -37,6 +29,7 @@ fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Result<Option<&'a str>,
 pub(crate) fn check_standard_headers(
     headers: &HeaderMap,
     request: &Request,
+    targets: &Targets<'_>,
     body_version: &str,
 ) -> Result<(), ErrorObject> {
     match header_str(headers, "mcp-protocol-version")? {
@@ -63,22 +56,19 @@ pub(crate) fn check_standard_headers(
         Some(_) => {}
     }
     let body_name = match request.method.as_str() {
-        "tools/call" | "prompts/get" | "resources/read" | "tasks/get" | "tasks/update"
-        | "tasks/cancel" => {
-            let view: NameView =
-                serde_json::from_str(request.params.as_deref().map_or("{}", |p| p.get()))
-                    .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))?;
-            match request.method.as_str() {
-                "resources/read" => view.uri,
-                "tools/call" | "prompts/get" => view.name,
-                _ => view.task_id,
-            }
-        }
+        "tools/call" | "prompts/get" => targets.name,
+        "resources/read" => targets.uri,
+        "tasks/get" | "tasks/update" | "tasks/cancel" => targets.task_id,
         _ => return Ok(()),
     };
     let Some(body_name) = body_name else {
         return Ok(()); // the dispatcher reports the missing field
     };
+    // Borrowed unless the string has escapes.
+    let body_name: Cow<'_, str> = serde_json::from_str::<&str>(body_name.get())
+        .map(Cow::Borrowed)
+        .or_else(|_| serde_json::from_str::<String>(body_name.get()).map(Cow::Owned))
+        .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))?;
     let Some(raw) = single_header(headers, "mcp-name")? else {
         return Err(ErrorObject::header_mismatch("missing Mcp-Name header"));
     };
