@@ -4,7 +4,11 @@
 //! [`tool`](super::tool), inline or as a task) and renders its outcome for the request's
 //! era.
 
+use std::borrow::Cow;
+use std::future::Future;
 use std::sync::Arc;
+
+use futures_util::future::Either;
 
 use serde_json::{Map, Value};
 
@@ -29,16 +33,18 @@ use crate::render;
 use crate::runtime::state::ServerInner;
 use crate::tasks::TaskSupport;
 
-pub(super) async fn call_tool(
+/// A `tools/call`, checked before anything runs (the name, the caller's access, the
+/// headers, the arguments): the answer at once, or the run that answers it. Not an
+/// `async fn`: the checks keep no state in the run's future, which is the only future of a
+/// tool call ([`route`](super::route) awaits it directly), so it is moved and copied as
+/// little as possible on the hot path.
+pub(super) fn call_tool(
     server: &Arc<ServerInner>,
     request: Request,
     era: Era,
     carrier: Carrier,
-) -> Reply {
-    let view: CallView = match parse(request.params.as_deref()) {
-        Ok(v) => v,
-        Err(e) => return Reply::bad(e),
-    };
+) -> Result<impl Future<Output = Reply> + Send + '_, Reply> {
+    let view: CallView = parse(request.params.as_deref()).map_err(Reply::bad)?;
     let catalog = server.catalog.load();
     let unknown = |name: &str| {
         Reply::error(
@@ -47,17 +53,17 @@ pub(super) async fn call_tool(
         )
     };
     let Some(entry) = catalog.tool(&view.name).cloned() else {
-        return unknown(&view.name);
+        return Err(unknown(&view.name));
     };
     drop(catalog);
     // A view-only tool (MCP Apps) is not there for a client that renders no views.
     if !entry.model_visible && !crate::apps::client_renders(&era.caps) {
-        return unknown(&view.name);
+        return Err(unknown(&view.name));
     }
     match access::check(server, &carrier, &entry.requirement) {
         Access::Granted => {}
-        Access::Hidden => return unknown(&view.name),
-        Access::Challenge(scopes) => return access::insufficient_scope(scopes),
+        Access::Hidden => return Err(unknown(&view.name)),
+        Access::Challenge(scopes) => return Err(access::insufficient_scope(scopes)),
     }
     let version = era.version;
     let arguments = view.arguments.unwrap_or_else(|| Value::Object(Map::new()));
@@ -67,13 +73,15 @@ pub(super) async fn call_tool(
         && let Err(e) =
             crate::headers::check_param_headers(&http.headers, &entry.headers, &arguments)
     {
-        return Reply::bad(e);
+        return Err(Reply::bad(e));
     }
     // Under middleware the arguments are checked inside the stack, so that layers see
     // every call.
     let layered = server.middleware.is_some() || entry.layers.is_some();
     if !layered && let Some(result) = invalid_tool_arguments(&entry, &arguments) {
-        return Reply::Result(render::tool_result(server, version, &entry, result));
+        return Err(Reply::Result(render::tool_result(
+            server, version, &entry, result,
+        )));
     }
     let run = ToolRun {
         name: view.name,
@@ -82,14 +90,15 @@ pub(super) async fn call_tool(
         input_responses: view.input_responses,
         layered,
     };
-    if entry.task.support != TaskSupport::Forbidden {
+    let id = request.id;
+    Ok(if entry.task.support != TaskSupport::Forbidden {
         // Boxed: the task path's state stays out of every other call's future.
-        return Box::pin(task::call_tool(
-            server, entry, request.id, era, carrier, run,
-        ))
-        .await;
-    }
-    run_tool(server, &entry, request.id, era, carrier, run, None).await
+        Either::Left(Box::pin(task::call_tool(
+            server, entry, id, era, carrier, run,
+        )))
+    } else {
+        Either::Right(run_tool(server, entry, id, era, carrier, run, None))
+    })
 }
 
 /// Prompt arguments arrive as strings (other JSON values are taken as their text).
@@ -138,7 +147,7 @@ pub(super) async fn get_prompt(
     }
     let invocation = Invocation {
         method: Method::PromptsGet,
-        name: &entry.prompt.name,
+        name: Cow::Borrowed(&entry.prompt.name),
         arguments: &arguments,
         request_state: view.request_state,
         input_responses: view.input_responses,
@@ -244,7 +253,7 @@ pub(super) async fn read_resource(
     let arguments = Value::String(view.uri.clone());
     let invocation = Invocation {
         method: Method::ResourcesRead,
-        name: &view.uri,
+        name: Cow::Borrowed(&view.uri),
         arguments: &arguments,
         request_state: view.request_state,
         input_responses: view.input_responses,

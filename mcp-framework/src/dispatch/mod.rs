@@ -19,9 +19,12 @@ mod task;
 mod tool;
 mod views;
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use bytes::Bytes;
+use futures_util::future::{Either, Ready, ready};
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 use tracing::Instrument as _;
@@ -87,8 +90,9 @@ pub(crate) async fn dispatch(
     });
     // Pinned here and awaited in place: wrapping it by value would copy the whole request
     // state machine into the wrapper's.
-    let routed =
-        std::pin::pin!(route(server, request, carrier, meta, raw_meta).instrument(span.clone()));
+    // What route checks before the run exists happens in the span too.
+    let routed = span.in_scope(|| route(server, request, carrier, meta, raw_meta));
+    let routed = std::pin::pin!(routed.instrument(span.clone()));
     #[cfg(feature = "metrics")]
     let (reply, tool_error) = if timer.is_some() {
         telemetry::metrics::watching_tool_errors(routed).await
@@ -132,47 +136,79 @@ fn served_target<'a>(
     served.then_some(target)
 }
 
-/// The method table.
-async fn route(
+/// A routed request's future: an answer already there, the run of a tool (the hot path:
+/// not boxed, so that a tool call's state is moved and copied as little as possible), or
+/// another handler's run, boxed so that its state stays out of the tool call's.
+type Routed<'a, T> =
+    Either<Either<Ready<Reply>, T>, Pin<Box<dyn Future<Output = Reply> + Send + 'a>>>;
+
+fn now<'a, T>(reply: Reply) -> Routed<'a, T> {
+    Either::Left(Either::Left(ready(reply)))
+}
+
+fn boxed<'a, T>(run: impl Future<Output = Reply> + Send + 'a) -> Routed<'a, T> {
+    Either::Right(Box::pin(run))
+}
+
+/// The method table: the methods that run a handler, as their runs; the rest answered
+/// at once ([`answer`]). Not an `async fn`: what it reads and checks keeps no state in the
+/// returned future (see [`Routed`]).
+fn route(
     server: &Arc<ServerInner>,
     request: Request,
     carrier: Carrier,
     meta: RequestMeta,
     raw_meta: Option<Box<RawValue>>,
-) -> Reply {
-    let params = request.params.as_deref();
+) -> impl Future<Output = Reply> + Send + '_ {
     let era = match Era::resolve(meta, raw_meta, carrier.session.as_ref()) {
         Ok(era) => era,
-        Err(e) => return Reply::bad(e),
+        Err(e) => return now(Reply::bad(e)),
     };
+    let legacy = era.legacy();
+    match request.method.as_str() {
+        "tools/call" => match call::call_tool(server, request, era, carrier) {
+            Ok(run) => Either::Left(Either::Right(run)),
+            Err(reply) => now(reply),
+        },
+        "prompts/get" => boxed(call::get_prompt(server, request, era, carrier)),
+        "resources/read" => boxed(call::read_resource(server, request, era, carrier)),
+        "completion/complete" => {
+            boxed(async move { complete::complete(server, &era, request.params.as_deref()).await })
+        }
+        "tasks/get" | "tasks/update" | "tasks/cancel" if !legacy && server.tasks.is_some() => {
+            boxed(async move {
+                let tasks = server.tasks.as_ref().expect("tasks");
+                let (method, params) = (request.method.as_str(), request.params.as_deref());
+                task::method(server, tasks, method, &era, &carrier, params).await
+            })
+        }
+        _ => now(answer(server, &request, &era, &carrier)),
+    }
+}
+
+/// The methods answered without running a handler.
+fn answer(server: &Arc<ServerInner>, request: &Request, era: &Era, carrier: &Carrier) -> Reply {
+    let params = request.params.as_deref();
     let method = request.method.as_str();
     let legacy = era.legacy();
     match method {
         "server/discover" if !legacy => Reply::Result(render::discover(server)),
-        "tools/list" => list(server, ListKind::Tools, &era, &carrier, params),
-        "prompts/list" => list(server, ListKind::Prompts, &era, &carrier, params),
-        "resources/list" => list(server, ListKind::Resources, &era, &carrier, params),
-        "resources/templates/list" => list(server, ListKind::Templates, &era, &carrier, params),
-        "tools/call" => call::call_tool(server, request, era, carrier).await,
-        "prompts/get" => call::get_prompt(server, request, era, carrier).await,
-        "resources/read" => call::read_resource(server, request, era, carrier).await,
-        "completion/complete" => complete::complete(server, &era, params).await,
+        "tools/list" => list(server, ListKind::Tools, era, carrier, params),
+        "prompts/list" => list(server, ListKind::Prompts, era, carrier, params),
+        "resources/list" => list(server, ListKind::Resources, era, carrier, params),
+        "resources/templates/list" => list(server, ListKind::Templates, era, carrier, params),
         "skills/list" | "skills/get" | "resources/directory/read"
             if !legacy && server.skills.is_some() =>
         {
             let index = server.skills.as_ref().expect("skills").load();
             skills::method(server, &index, method, params)
         }
-        "tasks/get" | "tasks/update" | "tasks/cancel" if !legacy && server.tasks.is_some() => {
-            let tasks = server.tasks.as_ref().expect("tasks");
-            Box::pin(task::method(server, tasks, method, &era, &carrier, params)).await
-        }
         "subscriptions/listen" if !legacy && server.config.listen.enabled => {
             let tasks = TaskListen {
-                declared: task::declared(&era),
+                declared: task::declared(era),
                 owner: carrier.principal().map(|p| p.subject().to_owned()),
             };
-            match Listen::open(server, &request, params, carrier.peer.as_ref(), tasks) {
+            match Listen::open(server, request, params, carrier.peer.as_ref(), tasks) {
                 Ok(listen) => Reply::Listen(Box::new(listen)),
                 Err(OpenError::Params(e)) => Reply::bad(e),
                 Err(OpenError::Refused(Refusal::PeerFull(e))) => Reply::Error(e, Failure::Busy),

@@ -3,6 +3,7 @@
 //! each ending becomes a [`Reply`]; under middleware, the handler's run inside the stack
 //! ([`in_stack`]) and how the stack's answer is read ([`read`]).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -30,7 +31,8 @@ use crate::telemetry;
 /// arguments, and the MRTR state and answers of a retry.
 pub(super) struct Invocation<'a, 'v> {
     pub(super) method: Method,
-    pub(super) name: &'a str,
+    /// Borrowed from the catalog's entry, or owned when the run owns the entry.
+    pub(super) name: Cow<'a, str>,
     pub(super) arguments: &'v Value,
     pub(super) request_state: Option<String>,
     pub(super) input_responses: Option<Map<String, Value>>,
@@ -45,7 +47,7 @@ pub(super) struct Prepared<'a> {
     request_cancel: Option<CancellationToken>,
     binding: Option<Binding>,
     method: Method,
-    name: &'a str,
+    name: Cow<'a, str>,
 }
 
 impl Prepared<'_> {
@@ -74,7 +76,7 @@ pub(super) fn prepare<'a>(
     } else if era.version.is_modern() {
         let binding = Binding {
             method: call.method.as_str().to_owned(),
-            name: call.name.to_owned(),
+            name: call.name.clone().into_owned(),
             arguments_digest: digest(call.arguments),
             principal: carrier
                 .http
@@ -188,7 +190,7 @@ pub(super) async fn execute<F: Future>(
         Run::Suspended => suspended(server, prepared),
         Run::Cancelled => Reply::Cancelled,
         Run::Panicked(m) => {
-            Reply::error(handler_panicked(prepared.method.kind(), prepared.name, &m))
+            Reply::error(handler_panicked(prepared.method.kind(), &prepared.name, &m))
         }
     }
 }
@@ -245,10 +247,10 @@ pub(super) fn read<T>(
         Ok(output) => pick(output).map(Ok).map_err(|other| {
             Reply::error(ErrorObject::internal(format!(
                 "a middleware layer answered {} `{}` with {other}",
-                prepared.method, prepared.name,
+                prepared.method, &prepared.name,
             )))
         }),
-        Err(e) => match rejection(e, prepared.method, prepared.name) {
+        Err(e) => match rejection(e, prepared.method, &prepared.name) {
             Rejection::Error(e) if e.code == codes::MISSING_REQUIRED_CLIENT_CAPABILITY => {
                 Err(Reply::bad(e))
             }

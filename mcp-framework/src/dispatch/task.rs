@@ -52,7 +52,7 @@ pub(super) async fn call_tool(
         if entry.task.support == TaskSupport::Required {
             return Reply::bad(extension_required());
         }
-        return run_tool(server, &entry, id, era, carrier, run, None).await;
+        return run_tool(server, entry, id, era, carrier, run, None).await;
     };
     match entry.task.start {
         TaskStart::Handler => handler_starts(server, tasks, entry, id, era, carrier, run).await,
@@ -78,7 +78,7 @@ async fn without_task(
         );
         return Reply::Error(e, Failure::Unavailable);
     }
-    run_tool(server, &entry, id, era, carrier, run, None).await
+    run_tool(server, entry, id, era, carrier, run, None).await
 }
 
 fn owner(carrier: &Carrier) -> Option<String> {
@@ -123,7 +123,7 @@ async fn immediately(
     let slot = Arc::new(TaskSlot::bound(tasks.clone(), live.clone()));
     let runner = server.clone();
     tokio::spawn(async move {
-        let reply = run_tool(&runner, &entry, id, era, carrier, run, Some(slot)).await;
+        let reply = run_tool(&runner, entry, id, era, carrier, run, Some(slot)).await;
         tasks.finish(&live, finish_of(reply)).await;
     });
     Reply::Result(render::task_created(server, &record))
@@ -155,7 +155,7 @@ async fn handler_starts(
     tokio::spawn(async move {
         let reply = run_tool(
             &runner,
-            &entry,
+            entry,
             id,
             era,
             carrier,

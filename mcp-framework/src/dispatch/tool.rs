@@ -2,6 +2,7 @@
 //! are layers), its result checked against the output schema, rendered for the era. Called
 //! for inline calls and, detached, for the body of a task.
 
+use std::borrow::Cow;
 use std::future::Future;
 use std::sync::Arc;
 
@@ -35,16 +36,17 @@ pub(super) struct ToolRun {
 /// is given) and renders its outcome.
 ///
 /// Not an `async fn`: the context is prepared before the returned future exists, so that
-/// the carrier and the era (consumed by then) take no room in it.
-pub(super) fn run_tool<'a>(
-    server: &'a Arc<ServerInner>,
-    entry: &'a Arc<ToolEntry>,
+/// the carrier and the era (consumed by then) take no room in it; the future owns the
+/// entry, so that callers can return it as it is.
+pub(super) fn run_tool(
+    server: &Arc<ServerInner>,
+    entry: Arc<ToolEntry>,
     id: RequestId,
     era: Era,
     carrier: Carrier,
     run: ToolRun,
     task: Option<Arc<TaskSlot>>,
-) -> impl Future<Output = Reply> + Send + 'a {
+) -> impl Future<Output = Reply> + Send + '_ {
     let version = era.version;
     let ToolRun {
         name,
@@ -53,9 +55,12 @@ pub(super) fn run_tool<'a>(
         input_responses,
         layered,
     } = run;
+    // The name the request gave is the entry's (it was looked up by it): the run owns it,
+    // and a layered call's `Call` a copy.
+    let call_name = layered.then(|| name.clone());
     let invocation = Invocation {
         method: Method::ToolsCall,
-        name: &entry.tool.name,
+        name: Cow::Owned(name),
         arguments: &arguments,
         request_state,
         input_responses,
@@ -67,18 +72,18 @@ pub(super) fn run_tool<'a>(
             Err(e) => return Reply::error(e),
         };
         let done = |outcome: Result<CallToolResult, ErrorObject>| match outcome {
-            Ok(result) => match honest(server, entry, result) {
+            Ok(result) => match honest(server, &entry, result) {
                 Ok(result) => {
                     if result.is_error == Some(true) {
                         telemetry::tool_error();
                     }
-                    Reply::Result(render::tool_result(server, version, entry, result))
+                    Reply::Result(render::tool_result(server, version, &entry, result))
                 }
                 Err(e) => Reply::error(e),
             },
             Err(e) => Reply::error(e),
         };
-        if layered {
+        if let Some(name) = call_name {
             let call = Call::new(
                 Method::ToolsCall,
                 name,

@@ -31,7 +31,9 @@ mod resumable;
 mod sessions;
 mod sse;
 
+use std::future::Future;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use axum::Router;
@@ -40,6 +42,7 @@ use axum::extract::{Request, State};
 use axum::http::request::Parts;
 use axum::http::{Method, StatusCode};
 use axum::response::Response;
+use futures_util::future::{Either, Ready, ready};
 
 pub(crate) use budget::BodyBudget;
 pub(crate) use sessions::Sessions;
@@ -128,26 +131,56 @@ pub(crate) async fn serve(
     Ok(())
 }
 
-async fn handle(State(ep): State<Arc<Endpoint>>, request: Request) -> Response {
-    #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
-    let (mut parts, body) = request.into_parts();
+/// Every request to the endpoint. Not an `async fn`: the checks that need no waiting run
+/// before the future exists, and a POST's future is [`post`]'s own (axum boxes it; a
+/// wrapper around it would be one more copy of its state per request).
+fn handle(
+    State(ep): State<Arc<Endpoint>>,
+    request: Request,
+) -> impl Future<Output = Response> + Send {
+    let (parts, body) = request.into_parts();
     if let Err(rejected) = ep.guard.check(&parts) {
-        return rejected.into_response();
+        return Either::Left(ready(rejected.into_response()));
     }
     // Before the body is read: a client without a valid token holds nothing.
     #[cfg(feature = "auth")]
+    if ep.auth.is_some() {
+        let checked: Authenticated = Box::pin(authenticated(ep, parts, body));
+        return Either::Right(Either::Left(checked));
+    }
+    Either::Right(Either::<Authenticated, _>::Right(by_method(
+        ep, parts, body,
+    )))
+}
+
+/// The future of a request whose token is checked first (boxed: endpoints without
+/// authorization do not carry its state).
+type Authenticated = Pin<Box<dyn Future<Output = Response> + Send>>;
+
+/// The token check of an endpoint with authorization, then [`by_method`].
+#[cfg(feature = "auth")]
+async fn authenticated(ep: Arc<Endpoint>, mut parts: Parts, body: Body) -> Response {
     if let Some(authorization) = &ep.auth
         && let Err(refused) =
             auth::authenticate(authorization, &ep.server.config.scope_rules, &mut parts).await
     {
         return refused;
     }
-    match parts.method {
-        Method::POST => post(ep, parts, body).await,
+    by_method(ep, parts, body).await
+}
+
+fn by_method(
+    ep: Arc<Endpoint>,
+    parts: Parts,
+    body: Body,
+) -> Either<Ready<Response>, impl Future<Output = Response> + Send> {
+    let answer = match parts.method {
+        Method::POST => return Either::Right(post(ep, parts, body)),
         Method::GET => legacy::get(&ep, &parts),
         Method::DELETE => legacy::delete(&ep, &parts),
         _ => method_not_allowed(),
-    }
+    };
+    Either::Left(ready(answer))
 }
 
 async fn post(ep: Arc<Endpoint>, parts: Parts, body: Body) -> Response {
