@@ -6,7 +6,7 @@
 //! [`broadcast`] channel it hands out from [`EventBus::subscribe`].
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use tokio::sync::broadcast;
 
@@ -55,15 +55,20 @@ pub trait EventBus: Send + Sync + 'static {
     }
 }
 
-/// The default bus: an in-process broadcast channel.
+/// The default bus: an in-process broadcast channel, made at the first subscription (its
+/// `capacity` slots are allocated then: a server nobody listens to never holds them).
 pub struct LocalBus {
-    tx: broadcast::Sender<ChangeEvent>,
+    capacity: usize,
+    tx: OnceLock<broadcast::Sender<ChangeEvent>>,
 }
 
 impl fmt::Debug for LocalBus {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("LocalBus")
-            .field("receivers", &self.tx.receiver_count())
+            .field(
+                "receivers",
+                &self.tx.get().map_or(0, broadcast::Sender::receiver_count),
+            )
             .finish()
     }
 }
@@ -71,8 +76,10 @@ impl fmt::Debug for LocalBus {
 impl LocalBus {
     /// A bus whose receivers may fall `capacity` events behind before they are closed.
     pub fn new(capacity: usize) -> Self {
-        let (tx, _) = broadcast::channel(capacity.max(1));
-        Self { tx }
+        Self {
+            capacity: capacity.max(1),
+            tx: OnceLock::new(),
+        }
     }
 }
 
@@ -84,12 +91,16 @@ impl Default for LocalBus {
 
 impl EventBus for LocalBus {
     fn publish(&self, event: ChangeEvent) {
-        // No receivers is fine: nobody is listening.
-        let _ = self.tx.send(event);
+        // No channel or no receivers is fine: nobody is listening.
+        if let Some(tx) = self.tx.get() {
+            let _ = tx.send(event);
+        }
     }
 
     fn subscribe(&self) -> broadcast::Receiver<ChangeEvent> {
-        self.tx.subscribe()
+        self.tx
+            .get_or_init(|| broadcast::channel(self.capacity).0)
+            .subscribe()
     }
 }
 

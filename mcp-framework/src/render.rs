@@ -4,6 +4,8 @@
 //! revision does not know. `structuredContent` is wrapped in `{result}` where the tool's
 //! output schema is (by its schema profile on every revision, by the legacy ones' rule).
 
+use std::borrow::Cow;
+
 use bytes::Bytes;
 use serde::Serialize;
 use serde_json::Value;
@@ -14,9 +16,9 @@ use crate::protocol::{
     CacheScope, CallToolResult, CompleteResult, Completion, CreateTaskResult, DiscoverResult,
     EmptyResult, GetPromptResult, GetSkillResult, GetTaskResult, Icon, InitializeResult,
     InputRequiredResult, JsonObject, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListSkillsResult, ListToolsResult, ProtocolVersion,
-    ReadResourceDirectoryResult, ReadResourceResult, RequestId, Resource, ResourceContents,
-    ResultType, SkillEntry, SubscriptionsListenResult, Tool,
+    ListResourcesResult, ListSkillsResult, ProtocolVersion, ReadResourceDirectoryResult,
+    ReadResourceResult, RequestId, Resource, ResourceContents, ResultType, SkillEntry,
+    SubscriptionsListenResult, ToolAnnotations,
 };
 use crate::registry::entry::ToolEntry;
 use crate::runtime::state::ServerInner;
@@ -164,16 +166,71 @@ pub(crate) fn empty() -> Bytes {
     Bytes::from_static(b"{}")
 }
 
-/// A tool definition as a revision shows it.
-pub(crate) fn tool_for(entry: &ToolEntry, version: ProtocolVersion) -> Tool {
-    let mut tool = entry.tool.clone();
-    if !version.has_structured_output() {
-        tool.output_schema = None;
-    } else if version.needs_object_output() && entry.wraps_output {
-        tool.output_schema = tool.output_schema.as_ref().map(schema::wrap_output_schema);
+/// A tool as a revision shows it, borrowed from its entry: a page of 100 tools is
+/// rendered without a copy of their schemas. Serializes as [`Tool`] does (same fields,
+/// same order, same omissions; a test compares the two).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolView<'a> {
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    title: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<&'a str>,
+    input_schema: &'a JsonObject,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output_schema: Option<Cow<'a, JsonObject>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    annotations: Option<&'a ToolAnnotations>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    icons: Option<&'a [Icon]>,
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<&'a JsonObject>,
+}
+
+impl<'a> ToolView<'a> {
+    /// The tool of `entry` as `version` shows it: no `outputSchema` before 2025-06-18, an
+    /// object-rooted one (wrapped) where the revision needs it, [display
+    /// fields](display_fields) it knows.
+    fn of(entry: &'a ToolEntry, version: ProtocolVersion) -> Self {
+        let tool = &entry.tool;
+        let output_schema = if !version.has_structured_output() {
+            None
+        } else if version.needs_object_output() && entry.wraps_output {
+            tool.output_schema
+                .as_ref()
+                .map(|s| Cow::Owned(schema::wrap_output_schema(s)))
+        } else {
+            tool.output_schema.as_ref().map(Cow::Borrowed)
+        };
+        Self {
+            name: &tool.name,
+            title: tool.title.as_deref().filter(|_| version.has_titles()),
+            description: tool.description.as_deref(),
+            input_schema: &tool.input_schema,
+            output_schema,
+            annotations: tool.annotations.as_ref(),
+            icons: tool.icons.as_deref().filter(|_| version.has_icons()),
+            meta: tool.meta.as_ref(),
+        }
     }
-    display_fields(version, &mut tool.title, &mut tool.icons);
-    tool
+}
+
+/// A page of `tools/list` over borrowed tools; serializes as [`ListToolsResult`] does.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolsPage<'a> {
+    tools: Vec<ToolView<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_cursor: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result_type: Option<ResultType>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ttl_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cache_scope: Option<CacheScope>,
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<JsonObject>,
 }
 
 /// One page of a list, rendered once per catalog generation and revision.
@@ -196,13 +253,16 @@ pub(crate) fn list_page(
         }
         match kind {
             ListKind::Tools => {
-                let mut r = ListToolsResult {
+                let mut r = ToolsPage {
                     tools: catalog.tools[start..end]
                         .iter()
-                        .map(|t| tool_for(t, version))
+                        .map(|t| ToolView::of(t, version))
                         .collect(),
                     next_cursor,
-                    ..ListToolsResult::default()
+                    result_type: None,
+                    ttl_ms: None,
+                    cache_scope: None,
+                    meta: None,
                 };
                 let stamped = stamp!(server, version, &mut r, cache);
                 encode(server, &r, stamped)
@@ -415,4 +475,121 @@ pub(crate) fn listen_closed(server: &ServerInner, subscription_id: &RequestId) -
     let mut result = SubscriptionsListenResult::closed(subscription_id);
     let stamped = with_server_info(server, &mut result.meta);
     encode(server, &result, stamped)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use std::sync::Arc;
+
+    use crate::protocol::{CallToolResult, ListToolsResult, Tool};
+    use crate::registry::definition::ToolDefinition;
+    use crate::registry::entry::ToolRules;
+    use crate::registry::set::ToolSet;
+    use crate::schema_profile::SchemaProfile;
+
+    fn object(v: Value) -> JsonObject {
+        match v {
+            Value::Object(o) => o,
+            _ => unreachable!("an object"),
+        }
+    }
+
+    /// Tools with every field a revision may drop or reshape: title, icons, annotations,
+    /// `_meta`, an object output schema and a non-object (wrapped) one.
+    fn entries() -> Vec<Arc<ToolEntry>> {
+        let input = || object(json!({"type": "object", "properties": {"a": {"type": "number"}}}));
+        let icon = Icon {
+            src: "https://example.com/i.png".into(),
+            mime_type: Some("image/png".into()),
+            sizes: Some(vec!["48x48".into()]),
+            theme: None,
+        };
+        let full = ToolDefinition::new("full", input())
+            .title("Full")
+            .description("Everything set.")
+            .icon(icon)
+            .meta_json(r#"{"example.com/k": 1}"#)
+            .annotations(ToolAnnotations {
+                read_only_hint: Some(true),
+                ..ToolAnnotations::default()
+            })
+            .output_schema(Some(object(
+                json!({"type": "object", "properties": {"sum": {"type": "number"}}}),
+            )));
+        let list = ToolDefinition::new("list", input())
+            .schema_profile(SchemaProfile::Standard)
+            .output_schema(Some(object(
+                json!({"type": "array", "items": {"type": "integer"}}),
+            )));
+        let bare = ToolDefinition::new("bare", input());
+        let mut set = ToolSet::new();
+        for def in [full, list, bare] {
+            set = set.with_fn(def, |_, _| async { Ok(CallToolResult::default()) });
+        }
+        set.into_entries(ToolRules {
+            profile: SchemaProfile::Portable,
+            server_name: "test",
+        })
+        .expect("the tools build")
+    }
+
+    /// The tool of `entry` as `version` shows it, made the long way: a copy of the whole
+    /// `Tool`, then the fields the revision does not know removed.
+    fn copied(entry: &ToolEntry, version: ProtocolVersion) -> Tool {
+        let mut tool = entry.tool.clone();
+        if !version.has_structured_output() {
+            tool.output_schema = None;
+        } else if version.needs_object_output() && entry.wraps_output {
+            tool.output_schema = tool.output_schema.as_ref().map(schema::wrap_output_schema);
+        }
+        display_fields(version, &mut tool.title, &mut tool.icons);
+        tool
+    }
+
+    #[test]
+    fn a_borrowed_page_serializes_as_the_list_result_of_copied_tools() {
+        let entries = entries();
+        assert!(
+            entries.iter().any(|e| e.wraps_output),
+            "one output is wrapped"
+        );
+        for version in ProtocolVersion::ALL {
+            let page = ToolsPage {
+                tools: entries.iter().map(|e| ToolView::of(e, version)).collect(),
+                next_cursor: Some("c".into()),
+                result_type: Some(ResultType::Complete),
+                ttl_ms: Some(5),
+                cache_scope: Some(CacheScope::Private),
+                meta: Some(object(json!({"k": true}))),
+            };
+            let copied = ListToolsResult {
+                tools: entries.iter().map(|e| copied(e, version)).collect(),
+                next_cursor: Some("c".into()),
+                result_type: Some(ResultType::Complete),
+                ttl_ms: Some(5),
+                cache_scope: Some(CacheScope::Private),
+                meta: Some(object(json!({"k": true}))),
+            };
+            assert_eq!(
+                serde_json::to_string(&page).unwrap(),
+                serde_json::to_string(&copied).unwrap(),
+                "{version:?}"
+            );
+            let empty = ToolsPage {
+                tools: Vec::new(),
+                next_cursor: None,
+                result_type: None,
+                ttl_ms: None,
+                cache_scope: None,
+                meta: None,
+            };
+            assert_eq!(
+                serde_json::to_string(&empty).unwrap(),
+                serde_json::to_string(&ListToolsResult::default()).unwrap()
+            );
+        }
+    }
 }

@@ -9,6 +9,9 @@ use serde_json::{Map, Value};
 
 use crate::protocol::JsonObject;
 
+// `generator` and `root_object` are kept out of line: `schema_for` is instantiated for
+// every tool's argument and output types, and only `into_root_schema_for` needs to be.
+#[inline(never)]
 fn generator() -> schemars::SchemaGenerator {
     SchemaSettings::draft2020_12()
         .with(|s| {
@@ -21,7 +24,11 @@ fn generator() -> schemars::SchemaGenerator {
 /// names such as `__mcp_args_add`) and without `$schema` (2020-12 is MCP's default dialect).
 #[doc(hidden)]
 pub fn schema_for<T: JsonSchema>() -> JsonObject {
-    let schema = generator().into_root_schema_for::<T>();
+    root_object(generator().into_root_schema_for::<T>())
+}
+
+#[inline(never)]
+fn root_object(schema: schemars::Schema) -> JsonObject {
     let mut obj = match schema.to_value() {
         Value::Object(obj) => obj,
         // `true`/`false` schemas: represent them as objects.

@@ -133,10 +133,10 @@ impl ToolEntry {
         let ui = crate::apps::tool_meta(&mut meta, &def.ui).map_err(err)?;
 
         let chosen = def.schema_profile.unwrap_or(rules.profile);
-        let input = profile::shape(chosen, Role::Input, &def.input_schema);
+        let input = profile::shape(chosen, Role::Input, std::mem::take(&mut def.input_schema));
         let output = def
             .output_schema
-            .as_ref()
+            .take()
             .map(|s| profile::shape(chosen, Role::Output, s));
         let violations: Vec<_> = profile::check_name(chosen, rules.server_name, &def.name)
             .into_iter()

@@ -18,10 +18,10 @@ pub use rules::{SchemaProfile, SchemaRule, SchemaViolation};
 
 use crate::protocol::JsonObject;
 
-/// Shapes one of a tool's schemas for `profile`.
-pub(crate) fn shape(profile: SchemaProfile, role: Role, schema: &JsonObject) -> Shaped {
+/// Shapes one of a tool's schemas for `profile` (in place: the schema is taken, not copied).
+pub(crate) fn shape(profile: SchemaProfile, role: Role, schema: JsonObject) -> Shaped {
     let mut shaped = Shaped {
-        schema: schema.clone(),
+        schema,
         wrap: false,
         violations: Vec::new(),
     };
@@ -96,7 +96,7 @@ mod tests {
         let s = shape(
             SchemaProfile::Standard,
             Role::Output,
-            schema.as_object().unwrap(),
+            schema.as_object().unwrap().clone(),
         );
         assert_eq!(serde_json::Value::Object(s.schema), schema);
         assert!(!s.wrap && s.violations.is_empty());

@@ -187,7 +187,11 @@ mod tests {
 
     #[allow(clippy::needless_pass_by_value)] // test cases read best as `json!` literals
     fn portable(role: Role, schema: Value) -> Shaped {
-        shape(SchemaProfile::Portable, role, schema.as_object().unwrap())
+        shape(
+            SchemaProfile::Portable,
+            role,
+            schema.as_object().unwrap().clone(),
+        )
     }
 
     #[test]

@@ -167,7 +167,7 @@ mod tests {
         shape(
             SchemaProfile::OpenAiStrict,
             Role::Input,
-            schema.as_object().unwrap(),
+            schema.as_object().unwrap().clone(),
         )
     }
 
