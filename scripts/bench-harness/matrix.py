@@ -18,7 +18,9 @@ background load hits different points rather than every repetition of one point.
 same: both on CPU 0 (lowest hand-off latency, half the machine).
 
 Per run it records, besides the load figures: the server's CPU (% of one core) and peak
-RSS (VmHWM, process tree), the generator's CPU, the rest of the machine's CPU ("foreign":
+RSS (VmHWM, process tree) and, for HTTP runs, the resident memory at the end split into
+anonymous (heap, stacks: RssAnon) and file-backed (the binary's code and read-only data:
+RssFile), the generator's CPU, the rest of the machine's CPU ("foreign":
 anything else that ran during the run) and steal (time the hypervisor took away).
 A run whose foreign CPU exceeds --max-foreign (% of one core) is recorded with valid=0 and
 repeated (at most --max-tries attempts per repetition); `table` summarizes valid runs only.
@@ -41,7 +43,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TICK = os.sysconf("SC_CLK_TCK")
 FIELDS = ["ts", "label", "transport", "method", "gen", "pin", "conc", "rep", "valid", "rps",
           "p50_us", "p99_us", "errors", "n", "server_cpu_pct", "gen_cpu_pct", "foreign_cpu_pct",
-          "steal_pct", "peak_rss_kb", "rss_kb", "idle_wait_s"]
+          "steal_pct", "peak_rss_kb", "rss_kb", "anon_rss_kb", "file_rss_kb", "idle_wait_s"]
 SERVER_CPUS = {"off": None, "split": "0", "same": "0"}
 GEN_CPUS = {"off": None, "split": "1", "same": "0"}
 
@@ -199,7 +201,8 @@ def run_http(a, cmd, pin, conc):
         return dict(rps=r["rps"], p50_us=round(float(r["p50_ms"]) * 1000, 1),
                     p99_us=round(float(r["p99_ms"]) * 1000, 1), errors=r["errors"], n=r["n"],
                     peak_rss_kb=proc_kb(srv.pid, "VmHWM:"), rss_kb=proc_kb(srv.pid, "VmRSS:"),
-                    idle_wait_s=round(idle, 1), **cpu)
+                    anon_rss_kb=proc_kb(srv.pid, "RssAnon:"),
+                    file_rss_kb=proc_kb(srv.pid, "RssFile:"), idle_wait_s=round(idle, 1), **cpu)
     finally:
         stop_server(srv)
 

@@ -143,21 +143,26 @@ def report(a):
         concs = sorted({k[0] for k in g})
         labels = list(dict.fromkeys(r["label"] for r in hr))
         med = lambda rs, k: statistics.median(float(r[k]) for r in rs)
+        # Older CSVs have no split columns.
+        split = lambda rs: (f"{med(rs, 'anon_rss_kb') / 1024:.1f} / {med(rs, 'file_rss_kb') / 1024:.1f} MiB"
+                            if all(r.get("anon_rss_kb") for r in rs) else "–")
         lines += ["## HTTP `tools/call add` (closed loop, HTTP/1.1 keep-alive)", "",
                   "Server on CPU 0, load generator on CPU 1; median over the valid runs "
-                  "[min–max]; peak RSS is the server's VmHWM during the run. "
+                  "[min–max]; peak RSS is the server's VmHWM during the run; anon / code is its resident "
+                  "memory at the end split into anonymous (heap, stacks) and file-backed pages (the "
+                  "binary's code and read-only data the run touched). "
                   "\"× baseline\" is the row's req/s over the baseline's; \"ours vs this\" is "
                   "this framework's req/s over the row's (above 1: ours is faster). Runs with more than 20% of a core used by other "
                   "processes are invalid and left out; a point marked * had no valid run and shows "
                   "all of its runs (a busy machine: compare those ratios only, with care).", "",
-                  "| conc | server | runs | req/s | × baseline | ours vs this | p50 | p99 | server CPU | peak RSS | errors |",
-                  "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+                  "| conc | server | runs | req/s | × baseline | ours vs this | p50 | p99 | server CPU | peak RSS | anon / code | errors |",
+                  "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for c in concs:
             b = g.get((c, a.baseline)); o = g.get((c, a.ours))
             for n in labels:
                 rs = g.get((c, n))
                 if not rs:
-                    lines.append(f"| {c} | {n} | 0 | – | – | – | – | – | – | – | – |")
+                    lines.append(f"| {c} | {n} | 0 | – | – | – | – | – | – | – | – | – |")
                     continue
                 rps = [float(r["rps"]) for r in rs]
                 m = statistics.median(rps)
@@ -168,6 +173,7 @@ def report(a):
                     f"| {c} | {n} | {len(rs)}{mark} | {m:,.0f} [{min(rps):,.0f}–{max(rps):,.0f}] | {xb} | {xo} "
                     f"| {med(rs, 'p50_us'):.0f} µs | {med(rs, 'p99_us'):.0f} µs "
                     f"| {med(rs, 'server_cpu_pct'):.0f}% | {med(rs, 'peak_rss_kb') / 1024:.1f} MiB "
+                    f"| {split(rs)} "
                     f"| {sum(int(r['errors']) for r in rs)} |")
         lines.append("")
     print("\n".join(lines))
