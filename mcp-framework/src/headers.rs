@@ -117,9 +117,9 @@ fn count_annotations(v: &Value) -> usize {
     }
 }
 
-fn walk_properties(
-    schema: &JsonObject,
-    path: &mut Vec<String>,
+fn walk_properties<'a>(
+    schema: &'a JsonObject,
+    path: &mut Vec<&'a str>,
     found: &mut Vec<HeaderParam>,
 ) -> Result<(), String> {
     let Some(props) = schema.get("properties").and_then(Value::as_object) else {
@@ -129,7 +129,7 @@ fn walk_properties(
         let Some(prop) = prop.as_object() else {
             continue;
         };
-        path.push(name.clone());
+        path.push(name);
         if let Some(header) = prop.get(KEY) {
             let header = header
                 .as_str()
@@ -148,7 +148,7 @@ fn walk_properties(
                 )
             })?;
             found.push(HeaderParam {
-                path: path.clone(),
+                path: path.iter().map(|&p| p.to_owned()).collect(),
                 header: header.to_owned(),
                 kind,
             });

@@ -6,7 +6,7 @@
 use serde_json::{Map, Value};
 
 use super::rules::{SchemaRule, SchemaViolation};
-use super::walk::push_token;
+use super::walk::Path;
 use crate::protocol::JsonObject;
 
 /// Keywords that only annotate: on a `$ref`, the referring schema's value wins.
@@ -38,7 +38,7 @@ pub(super) fn inline_refs(root: &mut JsonObject, pointer: &str, out: &mut Vec<Sc
         out,
     };
     let mut whole = Value::Object(std::mem::take(root));
-    inliner.schema(&mut whole, pointer);
+    inliner.schema(&mut whole, &Path::Root(pointer));
     *root = match whole {
         Value::Object(obj) => obj,
         // A root `$ref` to a `true`/`false` definition.
@@ -62,23 +62,23 @@ struct Inliner<'a> {
 impl<'a> Inliner<'a> {
     /// Inlines in the subschemas under `key` of a schema at `pointer`. Values that are not
     /// schemas (`enum`, `const`, `default`…) are left alone.
-    fn subschemas(&mut self, key: &str, value: &mut Value, pointer: &str) {
+    fn subschemas(&mut self, key: &str, value: &mut Value, path: &Path<'_>) {
         match key {
             "enum" | "const" | "default" | "examples" | "required" | "type" => {}
             _ => match value {
                 Value::Object(_) if !is_map_keyword(key) => {
-                    self.schema(value, &push_token(pointer, key));
+                    self.schema(value, &path.key(key));
                 }
                 Value::Object(map) => {
-                    let here = push_token(pointer, key);
+                    let here = path.key(key);
                     for (name, item) in map.iter_mut() {
-                        self.schema(item, &push_token(&here, name));
+                        self.schema(item, &here.key(name));
                     }
                 }
                 Value::Array(items) => {
-                    let here = push_token(pointer, key);
+                    let here = path.key(key);
                     for (i, item) in items.iter_mut().enumerate() {
-                        self.schema(item, &push_token(&here, &i.to_string()));
+                        self.schema(item, &Path::Index(&here, i));
                     }
                 }
                 _ => {}
@@ -86,15 +86,15 @@ impl<'a> Inliner<'a> {
         }
     }
 
-    /// Inlines `schema` (at `pointer`) and everything below it.
-    fn schema(&mut self, schema: &mut Value, pointer: &str) {
+    /// Inlines `schema` (at `path`) and everything below it.
+    fn schema(&mut self, schema: &mut Value, path: &Path<'_>) {
         let Value::Object(obj) = schema else {
             return;
         };
         let reference = obj.get("$ref").and_then(Value::as_str).map(str::to_owned);
         for (key, value) in obj.iter_mut() {
             if key != "$ref" {
-                self.subschemas(key, value, pointer);
+                self.subschemas(key, value, path);
             }
         }
         let Some(reference) = reference else {
@@ -112,40 +112,41 @@ impl<'a> Inliner<'a> {
             } else {
                 SchemaRule::UnresolvableRef
             };
-            self.keep(rule, pointer, message);
+            self.keep(rule, path, message);
             return;
         };
         let Some((name, definition)) = self.defs.get_key_value(&name) else {
             self.keep(
                 SchemaRule::UnresolvableRef,
-                pointer,
+                path,
                 format!("`$ref: {reference}` names no definition in `$defs`"),
             );
             return;
         };
         if self.stack.contains(&name.as_str()) {
-            let path: Vec<&str> = self.stack.iter().copied().chain([name.as_str()]).collect();
+            let cycle: Vec<&str> = self.stack.iter().copied().chain([name.as_str()]).collect();
             self.keep(
                 SchemaRule::RecursiveType,
-                pointer,
+                path,
                 format!(
                     "`{name}` contains itself ({}) and cannot be inlined",
-                    path.join(" → ")
+                    cycle.join(" → ")
                 ),
             );
             return;
         }
         let mut copy = definition.clone();
         self.stack.push(name);
-        self.schema(&mut copy, pointer);
+        self.schema(&mut copy, path);
         self.stack.pop();
         obj.remove("$ref");
         *schema = merge(copy, std::mem::take(obj));
     }
 
-    fn keep(&mut self, rule: SchemaRule, pointer: &str, message: String) {
+    fn keep(&mut self, rule: SchemaRule, path: &Path<'_>, message: String) {
         self.kept = true;
-        self.out.push(SchemaViolation::new(rule, pointer, message));
+        self.out
+            .push(SchemaViolation::new(rule, path.to_string(), message));
     }
 }
 

@@ -6,7 +6,7 @@ use serde_json::{Map, Number, Value, json};
 
 use super::inline::inline_refs;
 use super::rules::{Role, SchemaRule, SchemaViolation, Shaped};
-use super::walk::{COMBINATORS, walk};
+use super::walk::{COMBINATORS, Path, walk};
 use crate::schema::is_object_schema;
 
 /// The formats every major client accepts. Gemini refuses any other string format
@@ -37,7 +37,7 @@ pub(super) fn apply(shaped: &mut Shaped, role: Role) {
     // `type: "object"`.
     inline_refs(&mut shaped.schema, pointer, &mut shaped.violations);
     let mut root = Value::Object(std::mem::take(&mut shaped.schema));
-    walk(&mut root, pointer, &mut |schema, _| {
+    walk(&mut root, &Path::Root(pointer), &mut |schema, _| {
         if let Value::Object(obj) = schema {
             formats(obj);
             arrays(obj);

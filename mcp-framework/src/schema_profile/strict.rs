@@ -6,21 +6,25 @@
 use serde_json::{Map, Value, json};
 
 use super::rules::{Role, SchemaRule, SchemaViolation, Shaped};
-use super::walk::walk;
+use super::walk::{Path, walk};
 
 /// Applies the strict rules to `shaped.schema` (an input schema).
 pub(super) fn apply(shaped: &mut Shaped) {
     let mut root = Value::Object(std::mem::take(&mut shaped.schema));
     let violations = &mut shaped.violations;
-    walk(&mut root, Role::Input.pointer(), &mut |schema, pointer| {
-        if let Value::Object(obj) = schema {
-            nullable_union(obj);
-            if is_object(obj) {
-                close(obj, pointer, violations);
-                require_all(obj, pointer, violations);
+    walk(
+        &mut root,
+        &Path::Root(Role::Input.pointer()),
+        &mut |schema, path| {
+            if let Value::Object(obj) = schema {
+                nullable_union(obj);
+                if is_object(obj) {
+                    close(obj, path, violations);
+                    require_all(obj, path, violations);
+                }
             }
-        }
-    });
+        },
+    );
     shaped.schema = match root {
         Value::Object(obj) => obj,
         _ => unreachable!("the walk keeps the root an object"),
@@ -36,7 +40,7 @@ fn is_object(obj: &Map<String, Value>) -> bool {
 }
 
 /// `additionalProperties: false`, or a violation for maps.
-fn close(obj: &mut Map<String, Value>, pointer: &str, out: &mut Vec<SchemaViolation>) {
+fn close(obj: &mut Map<String, Value>, path: &Path<'_>, out: &mut Vec<SchemaViolation>) {
     let open = match obj.get("additionalProperties") {
         None | Some(Value::Bool(false)) => false,
         Some(_) => true,
@@ -44,7 +48,7 @@ fn close(obj: &mut Map<String, Value>, pointer: &str, out: &mut Vec<SchemaViolat
     if open {
         out.push(SchemaViolation::new(
             SchemaRule::OpenObject,
-            pointer,
+            path.to_string(),
             "a map (an object with `additionalProperties` or `patternProperties`) has no \
              form in OpenAI's strict mode, which needs `additionalProperties: false`"
                 .to_owned(),
@@ -55,7 +59,7 @@ fn close(obj: &mut Map<String, Value>, pointer: &str, out: &mut Vec<SchemaViolat
 }
 
 /// Every property in `required`: optional ones must accept `null`.
-fn require_all(obj: &mut Map<String, Value>, pointer: &str, out: &mut Vec<SchemaViolation>) {
+fn require_all(obj: &mut Map<String, Value>, path: &Path<'_>, out: &mut Vec<SchemaViolation>) {
     let Some(Value::Object(props)) = obj.get("properties") else {
         return;
     };
@@ -74,7 +78,7 @@ fn require_all(obj: &mut Map<String, Value>, pointer: &str, out: &mut Vec<Schema
         if !required.contains(name) && !accepts_null(prop) {
             out.push(SchemaViolation::new(
                 SchemaRule::OptionalField,
-                super::walk::push_token(&format!("{pointer}/properties"), name),
+                path.key("properties").key(name).to_string(),
                 format!(
                     "`{name}` is optional but does not accept `null`: OpenAI's strict mode \
                      requires every property, and clients would send `null` for it"

@@ -1,6 +1,8 @@
 //! Where a JSON Schema 2020-12 document has subschemas, and a walk over all of them with
 //! their JSON pointers.
 
+use std::fmt;
+
 use serde_json::Value;
 
 /// Keywords whose value is one subschema.
@@ -33,45 +35,74 @@ const MAPS: &[&str] = &[
 /// The combinators and conditionals, which clients refuse at the root of an input schema.
 pub(super) const COMBINATORS: &[&str] = &["allOf", "anyOf", "oneOf", "not", "if", "then", "else"];
 
-/// Appends one reference token to a JSON pointer (`~` and `/` escaped).
-pub(super) fn push_token(pointer: &str, token: &str) -> String {
-    let mut out = String::with_capacity(pointer.len() + token.len() + 1);
-    out.push_str(pointer);
-    out.push('/');
-    for c in token.chars() {
-        match c {
-            '~' => out.push_str("~0"),
-            '/' => out.push_str("~1"),
-            c => out.push(c),
+/// Where a subschema is: its parent's path and one reference token. Written out as a JSON
+/// pointer only when a violation names it (a walk over every schema of a server builds
+/// no strings).
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Path<'a> {
+    /// Where the walk started (`/inputSchema`, `/outputSchema`, or `""`).
+    Root(&'a str),
+    /// A member of the parent.
+    Key(&'a Self, &'a str),
+    /// An element of the parent.
+    Index(&'a Self, usize),
+}
+
+impl<'a> Path<'a> {
+    /// The member `key` of this schema.
+    pub(super) fn key(&'a self, key: &'a str) -> Self {
+        Self::Key(self, key)
+    }
+}
+
+impl fmt::Display for Path<'_> {
+    /// The JSON pointer (`~` and `/` in tokens escaped).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Root(pointer) => f.write_str(pointer),
+            Self::Key(parent, token) => {
+                write!(f, "{parent}/")?;
+                for c in token.chars() {
+                    match c {
+                        '~' => f.write_str("~0")?,
+                        '/' => f.write_str("~1")?,
+                        c => write!(f, "{c}")?,
+                    }
+                }
+                Ok(())
+            }
+            Self::Index(parent, i) => write!(f, "{parent}/{i}"),
         }
     }
-    out
 }
 
 /// Calls `visit` on `schema` and then on every subschema below it (as they are after
-/// `visit` changed their parent), each with its JSON pointer.
-pub(super) fn walk(schema: &mut Value, pointer: &str, visit: &mut impl FnMut(&mut Value, &str)) {
-    visit(schema, pointer);
+/// `visit` changed their parent), each with its path.
+pub(super) fn walk(
+    schema: &mut Value,
+    path: &Path<'_>,
+    visit: &mut impl FnMut(&mut Value, &Path<'_>),
+) {
+    visit(schema, path);
     let Value::Object(obj) = schema else {
         return;
     };
     for (key, value) in obj.iter_mut() {
         let key = key.as_str();
+        let here = path.key(key);
         if let Value::Array(items) = value
             && (LISTS.contains(&key) || key == "items")
         {
-            let here = push_token(pointer, key);
             for (i, item) in items.iter_mut().enumerate() {
-                walk(item, &push_token(&here, &i.to_string()), visit);
+                walk(item, &Path::Index(&here, i), visit);
             }
         } else if SINGLE.contains(&key) {
-            walk(value, &push_token(pointer, key), visit);
+            walk(value, &here, visit);
         } else if MAPS.contains(&key)
             && let Value::Object(map) = value
         {
-            let here = push_token(pointer, key);
             for (name, item) in map.iter_mut() {
-                walk(item, &push_token(&here, name), visit);
+                walk(item, &here.key(name), visit);
             }
         }
     }
@@ -91,7 +122,9 @@ mod tests {
             "$defs": {"D": {"prefixItems": [{}]}}
         });
         let mut seen = Vec::new();
-        walk(&mut schema, "", &mut |_, p| seen.push(p.to_owned()));
+        walk(&mut schema, &Path::Root(""), &mut |_, p| {
+            seen.push(p.to_string());
+        });
         assert_eq!(
             seen,
             [
