@@ -41,6 +41,7 @@ impl Transport {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) enum PeerId {
     /// The client's address (HTTP).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     Addr(IpAddr),
     /// One connection (stdio, a served stream).
     Connection(u64),

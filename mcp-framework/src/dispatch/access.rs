@@ -32,6 +32,7 @@ pub(super) fn visible(server: &ServerInner, carrier: &Carrier, requirement: &Req
 /// concrete resource whose caller lacks the item's scopes: legacy HTTP answers it with a
 /// `403` before the request's response stream starts. (Calls it lets through are checked
 /// again, as every call is, when they run.)
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub(crate) fn refusal_before_running(
     server: &ServerInner,
     request: &Request,

@@ -29,6 +29,7 @@ use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 use tracing::Instrument as _;
 
+#[cfg_attr(not(feature = "http"), allow(unused_imports))]
 pub(crate) use access::refusal_before_running;
 pub(crate) use carrier::Carrier;
 pub(crate) use reply::{Failure, Reply};

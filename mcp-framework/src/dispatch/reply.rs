@@ -13,6 +13,7 @@ pub(crate) enum Reply {
     /// An encoded `result` object.
     Result(Bytes),
     /// A JSON-RPC error, and what kind of failure it is.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     Error(ErrorObject, Failure),
     /// A `subscriptions/listen` stream for the transport to drive.
     Listen(Box<Listen>),

@@ -72,6 +72,7 @@ struct HeadView<'a> {
 /// The members of a request's params that name its target, as JSON text: `name` (a tool,
 /// a prompt), `uri` (a resource), `taskId` (a task). HTTP compares them with `Mcp-Name`.
 #[derive(Debug, Default, Clone, Copy)]
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub(crate) struct Targets<'a> {
     pub(crate) name: Option<&'a RawValue>,
     pub(crate) uri: Option<&'a RawValue>,

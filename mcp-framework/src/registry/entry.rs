@@ -50,6 +50,8 @@ pub(crate) struct ToolEntry {
     pub(crate) validator: Validator,
     /// `structuredContent`, against the output schema as clients see it (before wrapping).
     pub(crate) output_validator: Option<Validator>,
+    /// The parameters mirrored in `Mcp-Param-*` headers (checked by HTTP).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) headers: Vec<HeaderParam>,
     pub(crate) call: ToolFn,
     /// The tool's own middleware stack.

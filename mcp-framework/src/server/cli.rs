@@ -389,39 +389,43 @@ mod tests {
     fn parses_commands() {
         assert_eq!(parse(&args("")).unwrap(), Command::Stdio);
         assert_eq!(parse(&args("stdio")).unwrap(), Command::Stdio);
-        assert_eq!(
-            parse(&args("http --bind 127.0.0.1:9000 --path /x")).unwrap(),
-            Command::Http {
-                bind: "127.0.0.1:9000".parse().unwrap(),
-                path: "/x".into(),
-                access: vec![],
-            }
-        );
-        assert_eq!(
-            parse(&args("http --bind=127.0.0.1:1")).unwrap(),
-            Command::Http {
-                bind: "127.0.0.1:1".parse().unwrap(),
-                path: "/mcp".into(),
-                access: vec![],
-            }
-        );
-        assert_eq!(
-            parse(&args(
-                "http --allow-host mcp.example.com --trust-proxy=10.0.0.0/8 \
-                 --allow-origin https://app.example.com --allow-host *"
-            ))
-            .unwrap(),
-            Command::Http {
-                bind: "127.0.0.1:8080".parse().unwrap(),
-                path: "/mcp".into(),
-                access: vec![
-                    Access::Host("mcp.example.com".into()),
-                    Access::Proxy("10.0.0.0/8".into()),
-                    Access::Origin("https://app.example.com".into()),
-                    Access::Host("*".into()),
-                ],
-            }
-        );
+        // A build without the `http` feature refuses `http` (the loop below still holds).
+        #[cfg(feature = "http")]
+        {
+            assert_eq!(
+                parse(&args("http --bind 127.0.0.1:9000 --path /x")).unwrap(),
+                Command::Http {
+                    bind: "127.0.0.1:9000".parse().unwrap(),
+                    path: "/x".into(),
+                    access: vec![],
+                }
+            );
+            assert_eq!(
+                parse(&args("http --bind=127.0.0.1:1")).unwrap(),
+                Command::Http {
+                    bind: "127.0.0.1:1".parse().unwrap(),
+                    path: "/mcp".into(),
+                    access: vec![],
+                }
+            );
+            assert_eq!(
+                parse(&args(
+                    "http --allow-host mcp.example.com --trust-proxy=10.0.0.0/8 \
+                     --allow-origin https://app.example.com --allow-host *"
+                ))
+                .unwrap(),
+                Command::Http {
+                    bind: "127.0.0.1:8080".parse().unwrap(),
+                    path: "/mcp".into(),
+                    access: vec![
+                        Access::Host("mcp.example.com".into()),
+                        Access::Proxy("10.0.0.0/8".into()),
+                        Access::Origin("https://app.example.com".into()),
+                        Access::Host("*".into()),
+                    ],
+                }
+            );
+        }
         for bad in [
             "http --allow-host user@evil.com",
             "http --allow-origin https://app.example.com/",

@@ -160,6 +160,7 @@ impl LegacySession {
     }
 
     /// Attaches the session-wide stream (replacing an earlier one).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn attach(&self, tx: mpsc::Sender<Bytes>) {
         *self.outbound.lock().expect("outbound") = Some(tx);
     }
