@@ -76,12 +76,9 @@ fn with_server_info(server: &ServerInner, meta: &mut Option<JsonObject>) -> Stam
 }
 
 /// Clears the display fields a revision does not know: `title` (before 2025-06-18) and
-/// `icons` (before 2025-11-25).
-fn display_fields(
-    version: ProtocolVersion,
-    title: &mut Option<String>,
-    icons: &mut Option<Vec<Icon>>,
-) {
+/// `icons` (before 2025-11-25). Generic so that owned fields (`String`, `Vec<Icon>`) and
+/// borrowed ones (`&str`, `&[Icon]`) follow the one rule.
+fn display_fields<T, I>(version: ProtocolVersion, title: &mut Option<T>, icons: &mut Option<I>) {
     if !version.has_titles() {
         *title = None;
     }
@@ -203,14 +200,16 @@ impl<'a> ToolView<'a> {
         } else {
             tool.output_schema.as_ref().map(Cow::Borrowed)
         };
+        let (mut title, mut icons) = (tool.title.as_deref(), tool.icons.as_deref());
+        display_fields(version, &mut title, &mut icons);
         Self {
             name: &tool.name,
-            title: tool.title.as_deref().filter(|_| version.has_titles()),
+            title,
             description: tool.description.as_deref(),
             input_schema: &tool.input_schema,
             output_schema,
             annotations: tool.annotations.as_ref(),
-            icons: tool.icons.as_deref().filter(|_| version.has_icons()),
+            icons,
             meta: tool.meta.as_ref(),
         }
     }
