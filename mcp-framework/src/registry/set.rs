@@ -210,6 +210,11 @@ pub(crate) fn collected() -> (ToolSet, PromptSet, ResourceSet) {
         (ToolSet::new(), PromptSet::new(), ResourceSet::new());
     #[cfg(feature = "inventory")]
     {
+        // A ToolSource is a few hundred bytes; a vector doubling its way to a hundred tools
+        // copies them seven times over.
+        tools
+            .items
+            .reserve(inventory::iter::<ToolRegistration>.into_iter().count());
         for r in inventory::iter::<ToolRegistration> {
             tools.items.push(ToolSource {
                 definition: (r.definition)(),
