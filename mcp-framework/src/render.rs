@@ -43,7 +43,30 @@ enum Stamped {
 /// Encodes a stamped result: `_meta` with `serverInfo` as the last member of a spliced
 /// one (an object with no `_meta` of its own).
 fn encode(server: &ServerInner, value: &impl Serialize, stamped: Stamped) -> Bytes {
-    let mut out = Vec::with_capacity(256);
+    Bytes::from(encode_into(Vec::with_capacity(256), server, value, stamped))
+}
+
+/// [`encode`] for a list page, which is kept for as long as its catalog: serialized into
+/// `capacity` bytes to begin with (a page of a hundred tools is tens of kilobytes, which a
+/// buffer growing from 256 bytes reaches by copying itself eight times), and what the
+/// guess left over given back (glibc shrinks a block in place).
+fn encode_page(
+    server: &ServerInner,
+    value: &impl Serialize,
+    stamped: Stamped,
+    capacity: usize,
+) -> Bytes {
+    let mut out = encode_into(Vec::with_capacity(capacity), server, value, stamped);
+    out.shrink_to_fit();
+    Bytes::from(out)
+}
+
+fn encode_into(
+    mut out: Vec<u8>,
+    server: &ServerInner,
+    value: &impl Serialize,
+    stamped: Stamped,
+) -> Vec<u8> {
     serde_json::to_writer(&mut out, value).expect("protocol results serialize");
     if stamped == Stamped::Spliced {
         let close = out.pop();
@@ -55,7 +78,7 @@ fn encode(server: &ServerInner, value: &impl Serialize, stamped: Stamped) -> Byt
         out.extend_from_slice(server.server_info_meta_json.as_bytes());
         out.push(b'}');
     }
-    Bytes::from(out)
+    out
 }
 
 /// The `_meta` of a modern result: `meta` (a handler's own keys) plus `serverInfo`, or
@@ -246,6 +269,8 @@ pub(crate) fn list_page(
         let start = page * size;
         let end = (start + size).min(catalog.len(kind));
         let next_cursor = (end < catalog.len(kind)).then(|| encode_cursor(kind, page + 1));
+        // About what one listed item takes (a tool with its schemas is larger).
+        let capacity = 256 + (end - start) * if kind == ListKind::Tools { 512 } else { 192 };
         let mut cache = server.config.cache.for_list(kind);
         if private {
             cache.scope = CacheScope::Private;
@@ -264,7 +289,7 @@ pub(crate) fn list_page(
                     meta: None,
                 };
                 let stamped = stamp!(server, version, &mut r, cache);
-                encode(server, &r, stamped)
+                encode_page(server, &r, stamped, capacity)
             }
             ListKind::Prompts => {
                 let mut r = ListPromptsResult {
@@ -280,7 +305,7 @@ pub(crate) fn list_page(
                     ..ListPromptsResult::default()
                 };
                 let stamped = stamp!(server, version, &mut r, cache);
-                encode(server, &r, stamped)
+                encode_page(server, &r, stamped, capacity)
             }
             ListKind::Resources => {
                 let mut r = ListResourcesResult {
@@ -296,7 +321,7 @@ pub(crate) fn list_page(
                     ..ListResourcesResult::default()
                 };
                 let stamped = stamp!(server, version, &mut r, cache);
-                encode(server, &r, stamped)
+                encode_page(server, &r, stamped, capacity)
             }
             ListKind::Templates => {
                 let mut r = ListResourceTemplatesResult {
@@ -312,7 +337,7 @@ pub(crate) fn list_page(
                     ..ListResourceTemplatesResult::default()
                 };
                 let stamped = stamp!(server, version, &mut r, cache);
-                encode(server, &r, stamped)
+                encode_page(server, &r, stamped, capacity)
             }
         }
     })
