@@ -37,15 +37,22 @@ pub(crate) fn is_tchar(c: char) -> bool {
     c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c)
 }
 
+/// The parameters an input schema mirrors into headers, its annotated properties
+/// [normalized](normalize_header_properties) first and the annotations
+/// [checked](collect_header_params). Most schemas annotate nothing: they are only counted,
+/// not copied or rewritten.
+pub(crate) fn header_params(schema: &mut JsonObject) -> Result<Vec<HeaderParam>, String> {
+    if annotations_in(schema) == 0 {
+        return Ok(Vec::new());
+    }
+    normalize_header_properties(schema);
+    collect_header_params(schema)
+}
+
 /// Rewrites annotated properties into the plain shape clients check: a local `$ref` is
 /// inlined (an enum, say) and a nullable type (`["string", "null"]`, from `Option<T>`)
 /// becomes the single primitive type; the parameter stays optional by not being required.
-pub(crate) fn normalize_header_properties(schema: &mut JsonObject) {
-    // Most schemas annotate nothing: one counting walk instead of a copy of `$defs` and a
-    // rewriting walk.
-    if annotations_in(schema) == 0 {
-        return;
-    }
+fn normalize_header_properties(schema: &mut JsonObject) {
     let defs = schema.get("$defs").cloned();
     fn walk(props: &mut JsonObject, defs: Option<&Value>) {
         for prop in props.values_mut() {
@@ -85,14 +92,11 @@ pub(crate) fn normalize_header_properties(schema: &mut JsonObject) {
 /// Finds every `x-mcp-header` annotation of an input schema and checks it against the
 /// spec: a non-empty token, unique case-insensitively, on a statically reachable property
 /// (a chain of `properties` keys) of type string, integer or boolean.
-pub(crate) fn collect_header_params(schema: &JsonObject) -> Result<Vec<HeaderParam>, String> {
-    let total = annotations_in(schema);
-    if total == 0 {
-        return Ok(Vec::new());
-    }
+fn collect_header_params(schema: &JsonObject) -> Result<Vec<HeaderParam>, String> {
     let mut found = Vec::new();
     walk_properties(schema, &mut Vec::new(), &mut found)?;
     // Any annotation not reached through `properties` alone is invalid.
+    let total = annotations_in(schema);
     if total != found.len() {
         return Err(format!(
             "`{KEY}` may only annotate properties reachable from the schema root through \

@@ -113,7 +113,6 @@ fn parse_meta(
 impl ToolEntry {
     fn new(mut def: ToolDefinition, call: ToolFn, rules: ToolRules<'_>) -> Result<Self, Error> {
         let kind = "tool";
-        crate::headers::normalize_header_properties(&mut def.input_schema);
         let err = |reason: String| definition_error(kind, &def.name, def.location, reason);
         if def.name.is_empty() || def.name.len() > 128 {
             return Err(err("tool names must be 1 to 128 characters long".into()));
@@ -128,9 +127,10 @@ impl ToolEntry {
             )));
         }
         check_scopes(&def.requirement).map_err(err)?;
+        // Before the validator: it checks arguments against the normalized schema.
+        let headers = crate::headers::header_params(&mut def.input_schema).map_err(err)?;
         let validator = Validator::compile(&def.input_schema)
             .map_err(|e| err(format!("the input schema does not compile: {e}")))?;
-        let headers = crate::headers::collect_header_params(&def.input_schema).map_err(err)?;
         let mut meta = parse_meta(kind, &def.name, def.location, def.meta.as_deref())?;
         let ui = crate::apps::tool_meta(&mut meta, &def.ui).map_err(err)?;
 
