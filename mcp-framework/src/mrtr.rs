@@ -9,6 +9,7 @@
 //! question has no answer yet the handler is stopped and the client receives an
 //! `InputRequiredResult` carrying every unanswered question and a new sealed state.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -133,13 +134,14 @@ pub(crate) struct Sealer {
     pub(crate) ttl: Duration,
 }
 
-/// What is bound into a state and checked when it comes back.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Binding {
-    pub(crate) method: String,
-    pub(crate) name: String,
-    pub(crate) arguments_digest: String,
-    pub(crate) principal: Option<String>,
+/// What is bound into a state and checked when it comes back: borrowed from the request,
+/// so binding a call costs one digest of its arguments and nothing else.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Binding<'a> {
+    pub(crate) method: &'static str,
+    pub(crate) name: &'a str,
+    pub(crate) arguments: ValueDigest,
+    pub(crate) principal: Option<&'a str>,
 }
 
 /// One answer: the digest of the question it answers and the client's result.
@@ -152,20 +154,22 @@ pub(crate) struct Answer {
 }
 
 /// What a sealed `requestState` carries (one-letter keys: it travels on every retry).
+/// Borrowed when sealing; owned when opened (`Cow`s: a JSON string with escapes cannot
+/// be borrowed from the plaintext).
 #[derive(Debug, Serialize, Deserialize)]
-struct SealedState {
-    #[serde(rename = "m")]
-    method: String,
-    #[serde(rename = "n")]
-    name: String,
-    #[serde(rename = "d")]
-    digest: String,
-    #[serde(rename = "p", default, skip_serializing_if = "Option::is_none")]
-    principal: Option<String>,
+struct SealedState<'a> {
+    #[serde(rename = "m", borrow)]
+    method: Cow<'a, str>,
+    #[serde(rename = "n", borrow)]
+    name: Cow<'a, str>,
+    #[serde(rename = "d", borrow)]
+    digest: Cow<'a, str>,
+    #[serde(rename = "p", default, borrow, skip_serializing_if = "Option::is_none")]
+    principal: Option<Cow<'a, str>>,
     #[serde(rename = "x")]
     expires_ms: u64,
     #[serde(rename = "a", default)]
-    answers: BTreeMap<String, Answer>,
+    answers: Cow<'a, BTreeMap<String, Answer>>,
     /// Questions asked in the last round: key → question digest.
     #[serde(rename = "k", default)]
     pending: BTreeMap<String, String>,
@@ -205,18 +209,18 @@ impl Sealer {
 
     pub(crate) fn seal(
         &self,
-        binding: &Binding,
+        binding: &Binding<'_>,
         answers: &BTreeMap<String, Answer>,
         pending: BTreeMap<String, String>,
     ) -> String {
         let payload = SealedState {
-            method: binding.method.clone(),
-            name: binding.name.clone(),
-            digest: binding.arguments_digest.clone(),
-            principal: binding.principal.clone(),
+            method: binding.method.into(),
+            name: binding.name.into(),
+            digest: binding.arguments.encode().into(),
+            principal: binding.principal.map(Cow::Borrowed),
             expires_ms: now_ms()
                 .saturating_add(u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX)),
-            answers: answers.clone(),
+            answers: Cow::Borrowed(answers),
             pending,
         };
         let plaintext = serde_json::to_vec(&payload).expect("state serializes");
@@ -245,7 +249,7 @@ impl Sealer {
     }
 
     /// Opens and verifies a state presented with a request bound as `binding`.
-    pub(crate) fn open(&self, token: &str, binding: &Binding) -> Result<Opened, ErrorObject> {
+    pub(crate) fn open(&self, token: &str, binding: &Binding<'_>) -> Result<Opened, ErrorObject> {
         let tampered =
             || invalid("it failed verification (tampered, or sealed with an unknown key)");
         let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD
@@ -276,66 +280,100 @@ impl Sealer {
                 },
             )
             .map_err(|_| tampered())?;
-        let payload: SealedState = serde_json::from_slice(&plaintext).map_err(|_| tampered())?;
+        let payload: SealedState<'_> =
+            serde_json::from_slice(&plaintext).map_err(|_| tampered())?;
         if payload.expires_ms < now_ms() {
             return Err(invalid("it has expired; send the request again without it"));
         }
         if payload.method != binding.method
             || payload.name != binding.name
-            || payload.digest != binding.arguments_digest
+            || payload.digest != binding.arguments.encode()
         {
             return Err(invalid("it was issued for a different request"));
         }
-        if payload.principal != binding.principal {
+        if payload.principal.as_deref() != binding.principal {
             return Err(invalid("it was issued to a different principal"));
         }
         Ok(Opened {
-            answers: payload.answers,
+            answers: payload.answers.into_owned(),
             pending: payload.pending,
         })
     }
 }
 
-/// Key-order-independent JSON (objects sorted by key, recursively).
-pub(crate) fn canonical_json(value: &Value) -> Vec<u8> {
-    fn write(v: &Value, out: &mut Vec<u8>) {
-        match v {
-            Value::Object(map) => {
-                let mut keys: Vec<&String> = map.keys().collect();
-                keys.sort();
-                out.push(b'{');
-                for (i, k) in keys.into_iter().enumerate() {
-                    if i > 0 {
-                        out.push(b',');
-                    }
-                    serde_json::to_writer(&mut *out, k).expect("string");
-                    out.push(b':');
-                    write(&map[k], out);
-                }
-                out.push(b'}');
-            }
-            Value::Array(items) => {
-                out.push(b'[');
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push(b',');
-                    }
-                    write(item, out);
-                }
-                out.push(b']');
-            }
-            other => serde_json::to_writer(&mut *out, other).expect("scalar"),
-        }
+/// A short digest of a JSON value: the first 16 bytes of the SHA-256 of its
+/// key-order-independent JSON (objects sorted by key, recursively), hashed as it is
+/// written, with no copy of the value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ValueDigest([u8; 16]);
+
+impl ValueDigest {
+    pub(crate) fn of(value: &Value) -> Self {
+        let mut hasher = Hasher(Sha256::new());
+        write_canonical(value, &mut hasher);
+        let hash = hasher.0.finalize();
+        let mut bytes = [0; 16];
+        bytes.copy_from_slice(&hash[..16]);
+        Self(bytes)
     }
-    let mut out = Vec::new();
-    write(value, &mut out);
-    out
+
+    /// Its base64url text, as a state carries it.
+    pub(crate) fn encode(self) -> String {
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(self.0)
+    }
 }
 
-/// A short digest of a JSON value (base64url of the first 16 bytes of its SHA-256).
-pub(crate) fn digest(value: &Value) -> String {
-    let hash = Sha256::digest(canonical_json(value));
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&hash[..16])
+/// Feeds what is written into a SHA-256.
+struct Hasher(Sha256);
+
+impl std::io::Write for Hasher {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.update(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Writes `value` as key-order-independent JSON: an object's keys in byte order (sorted
+/// into a list only when they are not in order already), no whitespace.
+fn write_canonical<W: std::io::Write>(value: &Value, out: &mut W) {
+    fn object<'v, W: std::io::Write>(
+        entries: impl Iterator<Item = (&'v String, &'v Value)>,
+        out: &mut W,
+    ) {
+        out.write_all(b"{").expect("infallible writer");
+        for (i, (k, v)) in entries.enumerate() {
+            if i > 0 {
+                out.write_all(b",").expect("infallible writer");
+            }
+            serde_json::to_writer(&mut *out, k).expect("a string serializes");
+            out.write_all(b":").expect("infallible writer");
+            write_canonical(v, out);
+        }
+        out.write_all(b"}").expect("infallible writer");
+    }
+    match value {
+        Value::Object(map) if map.keys().is_sorted() => object(map.iter(), out),
+        Value::Object(map) => {
+            let mut entries: Vec<_> = map.iter().collect();
+            entries.sort_unstable_by_key(|(k, _)| *k);
+            object(entries.into_iter(), out);
+        }
+        Value::Array(items) => {
+            out.write_all(b"[").expect("infallible writer");
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.write_all(b",").expect("infallible writer");
+                }
+                write_canonical(item, out);
+            }
+            out.write_all(b"]").expect("infallible writer");
+        }
+        scalar => serde_json::to_writer(&mut *out, scalar).expect("a scalar serializes"),
+    }
 }
 
 /// One question a handler asked: the input request, and its params as JSON (what a legacy
@@ -367,7 +405,10 @@ impl Question {
     }
 
     fn digest(&self) -> String {
-        digest(&serde_json::json!({"method": self.request.method(), "params": self.params}))
+        ValueDigest::of(
+            &serde_json::json!({"method": self.request.method(), "params": self.params}),
+        )
+        .encode()
     }
 }
 
@@ -475,13 +516,17 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn binding() -> Binding {
+    fn binding() -> Binding<'static> {
         Binding {
-            method: "tools/call".into(),
-            name: "ask".into(),
-            arguments_digest: digest(&json!({"b": 1, "a": [1, 2]})),
+            method: "tools/call",
+            name: "ask",
+            arguments: ValueDigest::of(&json!({"b": 1, "a": [1, 2]})),
             principal: None,
         }
+    }
+
+    fn digest(v: &Value) -> String {
+        ValueDigest::of(v).encode()
     }
 
     fn sealer() -> Sealer {
@@ -499,6 +544,16 @@ mod tests {
             digest(&json!({"b": {"d": 3, "c": 2}, "a": 1}))
         );
         assert_ne!(digest(&json!({"a": 1})), digest(&json!({"a": 2})));
+    }
+
+    /// The digest is part of every sealed state: it must not change between releases (a
+    /// state sealed by an older replica still opens during a rolling deploy). The value is
+    /// SHA-256 over `{"":{},"a":-3,"b":{"a":"é\n\"x","z":[1,2.5,null,true]}}`, computed
+    /// independently.
+    #[test]
+    fn digests_are_stable() {
+        let v = json!({"b": {"z": [1, 2.5, null, true], "a": "é\n\"x"}, "a": -3, "": {}});
+        assert_eq!(digest(&v), "KpzcZRG0h9ALiHa3EN1MZQ");
     }
 
     #[test]
@@ -523,11 +578,11 @@ mod tests {
         assert!(s.open(&tampered, &binding()).is_err());
         assert!(s.open("garbage", &binding()).is_err());
         let mut other = binding();
-        other.arguments_digest = digest(&json!({"b": 2}));
+        other.arguments = ValueDigest::of(&json!({"b": 2}));
         let err = s.open(&token, &other).unwrap_err();
         assert!(err.message.contains("different request"), "{err}");
         let mut principal = binding();
-        principal.principal = Some("mallory".into());
+        principal.principal = Some("mallory");
         assert!(s.open(&token, &principal).is_err());
         let expired = Sealer::new(StateKey::new("k1", [7; 32]), vec![], Duration::ZERO);
         let token = expired.seal(&binding(), &BTreeMap::new(), BTreeMap::new());

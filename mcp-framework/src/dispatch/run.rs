@@ -20,7 +20,8 @@ use super::reply::{Failure, Reply};
 use crate::context::{Asker, Context, ContextInner, Suspension};
 use crate::future::BoxFuture;
 use crate::middleware::{BoxError, CallOutput, InputRequired, Method, Rejection, rejection};
-use crate::mrtr::{Binding, Round, digest};
+use crate::mrtr::{Binding, Round, ValueDigest};
+use crate::principal::Principal;
 use crate::protocol::{ErrorObject, InputRequiredResult, RequestId, codes};
 use crate::render;
 use crate::runtime::state::ServerInner;
@@ -38,14 +39,15 @@ pub(super) struct Invocation<'a, 'v> {
     pub(super) input_responses: Option<Map<String, Value>>,
 }
 
-/// A handler's context, ready to run, and what its sealed state is bound to (MRTR).
+/// A handler's context, ready to run, and the digest of its arguments its sealed state is
+/// bound to (MRTR; taken before the handler consumes them).
 pub(super) struct Prepared<'a> {
     pub(super) cx: Context,
     /// Under middleware, the request's own cancellation: the context's token is its child,
     /// also cancelled when a layer drops the handler (a timeout), which must not silence the
     /// reply the way a cancelled request is silenced.
     request_cancel: Option<CancellationToken>,
-    binding: Option<Binding>,
+    arguments: Option<ValueDigest>,
     method: Method,
     name: Cow<'a, str>,
 }
@@ -71,25 +73,24 @@ pub(super) fn prepare<'a>(
     layered: bool,
     task: Option<Arc<TaskSlot>>,
 ) -> Result<Prepared<'a>, ErrorObject> {
-    let (asker, binding) = if let Some(session) = &era.session {
+    let (asker, arguments) = if let Some(session) = &era.session {
         (Asker::Legacy(session.clone()), None)
     } else if era.version.is_modern() {
-        let binding = Binding {
-            method: call.method.as_str().to_owned(),
-            name: call.name.clone().into_owned(),
-            arguments_digest: digest(call.arguments),
-            principal: carrier
-                .http
-                .as_ref()
-                .and_then(|h| h.principal.as_ref())
-                .map(|p| p.subject().to_owned()),
-        };
+        let arguments = ValueDigest::of(call.arguments);
         let opened = match call.request_state {
-            Some(token) => Some(server.sealer.load().open(&token, &binding)?),
+            Some(token) => {
+                let binding = Binding {
+                    method: call.method.as_str(),
+                    name: &call.name,
+                    arguments,
+                    principal: carrier.principal().map(Principal::subject),
+                };
+                Some(server.sealer.load().open(&token, &binding)?)
+            }
             None => None,
         };
         let round = Round::new(opened, call.input_responses.unwrap_or_default());
-        (Asker::Mrtr(Mutex::new(round)), Some(binding))
+        (Asker::Mrtr(Mutex::new(round)), Some(arguments))
     } else {
         (Asker::None, None)
     };
@@ -121,7 +122,7 @@ pub(super) fn prepare<'a>(
     Ok(Prepared {
         cx,
         request_cancel,
-        binding,
+        arguments,
         method: call.method,
         name: call.name,
     })
@@ -273,8 +274,15 @@ fn suspended(server: &ServerInner, prepared: &Prepared<'_>) -> Reply {
             Reply::error(e)
         };
     }
-    let (Asker::Mrtr(round), Some(binding)) = (&prepared.cx.inner.asker, &prepared.binding) else {
+    let (Asker::Mrtr(round), Some(arguments)) = (&prepared.cx.inner.asker, prepared.arguments)
+    else {
         return Reply::error(ErrorObject::internal("handler stopped without a reason"));
+    };
+    let binding = Binding {
+        method: prepared.method.as_str(),
+        name: &prepared.name,
+        arguments,
+        principal: prepared.cx.principal().map(Principal::subject),
     };
     let round = round.lock().expect("round");
     let mut result = InputRequiredResult::new();
@@ -283,7 +291,10 @@ fn suspended(server: &ServerInner, prepared: &Prepared<'_>) -> Reply {
         result = result.with_input_request(key.clone(), question.request.clone());
         pending.insert(key.clone(), question_digest.clone());
     }
-    let state = server.sealer.load().seal(binding, round.answers(), pending);
+    let state = server
+        .sealer
+        .load()
+        .seal(&binding, round.answers(), pending);
     Reply::Result(render::input_required(
         server,
         result.with_request_state(state),
