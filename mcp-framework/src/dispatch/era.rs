@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::value::RawValue;
 
 use crate::context::LogGate;
-use crate::protocol::meta::RequestMeta;
+use crate::protocol::meta::{RequestMeta, RequestedVersion};
 use crate::protocol::{
     ClientCapabilities, ErrorObject, Implementation, LoggingLevel, ProgressToken, ProtocolVersion,
     codes, keys,
@@ -44,8 +44,10 @@ impl Era {
                 ))),
             };
         };
-        let version =
-            ProtocolVersion::parse(&requested).ok_or_else(|| unsupported_version(&requested))?;
+        let version = match requested {
+            RequestedVersion::Known(version) => version,
+            RequestedVersion::Unknown(text) => return Err(unsupported_version(&text)),
+        };
         // A legacy version inside a session is that session; without one it is served
         // statelessly with the legacy result shapes (never rejected with -32022, which would
         // send a client that read `supported` into a loop).
@@ -66,8 +68,8 @@ impl Era {
             .transpose()?;
         Ok(Self {
             version,
-            caps: Arc::from(caps),
-            client_info: meta.client_info.map(Arc::from),
+            caps,
+            client_info: meta.client_info,
             log: LogGate::Request(level),
             session: None,
             progress_token,

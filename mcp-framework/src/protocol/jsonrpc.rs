@@ -87,6 +87,29 @@ impl RequestId {
         }
     }
 
+    /// How many bytes [`write_json`](Self::write_json) writes.
+    fn json_len(&self) -> usize {
+        /// Counts what is written.
+        struct Count(usize);
+        impl std::io::Write for Count {
+            fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+                self.0 += bytes.len();
+                Ok(bytes.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        match self {
+            Self::Number(n) => itoa_buf(*n).as_bytes_mut().len(),
+            Self::String(s) => {
+                let mut count = Count(0);
+                serde_json::to_writer(&mut count, s).expect("strings serialize");
+                count.0
+            }
+        }
+    }
+
     pub(crate) fn write_json(&self, out: &mut Vec<u8>) {
         match self {
             Self::Number(n) => {
@@ -257,8 +280,8 @@ pub(crate) struct Rejected {
 
 #[derive(Deserialize)]
 struct RawEnvelope<'a> {
-    #[serde(default, borrow)]
-    jsonrpc: Option<Cow<'a, str>>,
+    #[serde(default, deserialize_with = "version_two")]
+    jsonrpc: bool,
     #[serde(default, borrow, deserialize_with = "present")]
     id: Option<&'a RawValue>,
     #[serde(default, borrow)]
@@ -269,6 +292,24 @@ struct RawEnvelope<'a> {
     result: Option<&'a RawValue>,
     #[serde(default)]
     error: Option<ErrorObject>,
+}
+
+/// Whether `jsonrpc` is `"2.0"` (`null` is not), read without copying it.
+fn version_two<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    struct Two;
+    impl de::Visitor<'_> for Two {
+        type Value = bool;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a string")
+        }
+        fn visit_str<E>(self, s: &str) -> Result<bool, E> {
+            Ok(s == "2.0")
+        }
+        fn visit_unit<E>(self) -> Result<bool, E> {
+            Ok(false)
+        }
+    }
+    d.deserialize_any(Two)
 }
 
 /// Deserializes a field that is present (even when `null`) as `Some(raw)`.
@@ -321,7 +362,7 @@ pub(crate) fn parse_message(bytes: &[u8]) -> Result<Incoming, Rejected> {
             }
         },
     };
-    if env.jsonrpc.as_deref() != Some("2.0") {
+    if !env.jsonrpc {
         return Err(Rejected {
             id,
             error: ErrorObject::invalid_request("jsonrpc must be \"2.0\""),
@@ -376,13 +417,17 @@ pub(crate) fn parse_message(bytes: &[u8]) -> Result<Incoming, Rejected> {
 // already-serialized parts.
 
 /// `{"jsonrpc":"2.0","id":…,"result":…}` around an already-encoded result.
+/// Sized exactly, so that it becomes `Bytes` without another allocation.
 pub(crate) fn result_message(id: &RequestId, result: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(result.len() + 48);
-    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    const HEAD: &[u8] = br#"{"jsonrpc":"2.0","id":"#;
+    const RESULT: &[u8] = br#","result":"#;
+    let mut out = Vec::with_capacity(HEAD.len() + id.json_len() + RESULT.len() + result.len() + 1);
+    out.extend_from_slice(HEAD);
     id.write_json(&mut out);
-    out.extend_from_slice(br#","result":"#);
+    out.extend_from_slice(RESULT);
     out.extend_from_slice(result);
     out.push(b'}');
+    debug_assert_eq!(out.len(), out.capacity());
     out
 }
 
@@ -519,6 +564,19 @@ mod tests {
         assert_eq!(float_id.error.code, codes::INVALID_REQUEST);
         let no_version = classify(r#"{"id":3,"method":"x"}"#).unwrap_err();
         assert_eq!(no_version.id, Some(RequestId::Number(3)));
+        for version in [r#""1.0""#, "null", r#""2.0 ""#] {
+            let wrong = classify(&format!(r#"{{"jsonrpc":{version},"id":3,"method":"x"}}"#));
+            let wrong = wrong.unwrap_err();
+            assert_eq!(
+                (wrong.id, wrong.error.code),
+                (Some(RequestId::Number(3)), codes::INVALID_REQUEST),
+                "{version}"
+            );
+        }
+        let number = classify(r#"{"jsonrpc":2,"id":3,"method":"x"}"#).unwrap_err();
+        assert_eq!(number.error.code, codes::INVALID_REQUEST);
+        // An escaped "2.0" is still "2.0".
+        assert!(classify(r#"{"jsonrpc":"2\u002e0","id":3,"method":"x"}"#).is_ok());
         let bad_params = classify(r#"{"jsonrpc":"2.0","id":3,"method":"x","params":[1]}"#);
         assert_eq!(bad_params.unwrap_err().error.code, codes::INVALID_REQUEST);
     }
@@ -531,9 +589,13 @@ mod tests {
         let v: Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(v["id"], Value::Null);
         assert_eq!(v["error"]["code"], -32700);
-        let out = result_message(&RequestId::String("a\"b".into()), b"{}");
-        let v: Value = serde_json::from_slice(&out).unwrap();
-        assert_eq!(v["id"], "a\"b");
+        // Sized exactly (a `debug_assert` checks it) whatever the id needs escaped.
+        for id in ["a\"b", "", "\u{1}é\\"] {
+            let out = result_message(&RequestId::String(id.into()), b"{}");
+            assert_eq!(out.len(), out.capacity());
+            let v: Value = serde_json::from_slice(&out).unwrap();
+            assert_eq!(v["id"], id);
+        }
         let out = result_message(&RequestId::Number(i64::MIN), b"{}");
         let v: Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(v["id"], i64::MIN);

@@ -1,11 +1,15 @@
 //! Reserved `_meta` keys and the per-request protocol fields of 2026-07-28.
 
+use std::sync::Arc;
+
 use serde::Deserialize;
+use serde::de::{self, Deserializer};
 use serde_json::value::RawValue;
 
 use super::capabilities::ClientCapabilities;
 use super::implementation::Implementation;
 use super::jsonrpc::{ErrorObject, RequestId};
+use super::version::ProtocolVersion;
 
 /// Reserved `_meta` key names.
 pub mod keys {
@@ -35,15 +39,24 @@ pub mod keys {
 pub type ProgressToken = RequestId;
 
 /// The `_meta` fields this crate reads from a request. The parsed capabilities and client
-/// information are boxed: this struct travels by value through the request's futures.
+/// information are shared (the request's context holds them): each is parsed into its
+/// `Arc` at once, not into a `Box` that is then copied into one.
 #[derive(Debug, Default, Deserialize)]
 pub(crate) struct RequestMeta {
     #[serde(rename = "io.modelcontextprotocol/protocolVersion", default)]
-    pub(crate) protocol_version: Option<String>,
-    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default)]
-    pub(crate) client_capabilities: Option<Box<ClientCapabilities>>,
-    #[serde(rename = "io.modelcontextprotocol/clientInfo", default)]
-    pub(crate) client_info: Option<Box<Implementation>>,
+    pub(crate) protocol_version: Option<RequestedVersion>,
+    #[serde(
+        rename = "io.modelcontextprotocol/clientCapabilities",
+        default,
+        deserialize_with = "shared"
+    )]
+    pub(crate) client_capabilities: Option<Arc<ClientCapabilities>>,
+    #[serde(
+        rename = "io.modelcontextprotocol/clientInfo",
+        default,
+        deserialize_with = "shared"
+    )]
+    pub(crate) client_info: Option<Arc<Implementation>>,
     #[serde(rename = "io.modelcontextprotocol/logLevel", default)]
     pub(crate) log_level: Option<String>,
     #[serde(rename = "progressToken", default)]
@@ -53,6 +66,63 @@ pub(crate) struct RequestMeta {
     pub(crate) traceparent: Option<String>,
     #[serde(default)]
     pub(crate) tracestate: Option<String>,
+}
+
+/// A request's protocol version: one this crate speaks, or the text of one it does not
+/// (for the error that says which it does). A known one is read without copying it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum RequestedVersion {
+    /// A revision this crate speaks.
+    Known(ProtocolVersion),
+    /// Any other string.
+    Unknown(String),
+}
+
+impl RequestedVersion {
+    /// The version as the request wrote it.
+    pub(crate) fn as_str(&self) -> &str {
+        match self {
+            Self::Known(version) => version.as_str(),
+            Self::Unknown(text) => text,
+        }
+    }
+
+    /// The revision, if this crate speaks it.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn known(&self) -> Option<ProtocolVersion> {
+        match self {
+            Self::Known(version) => Some(*version),
+            Self::Unknown(_) => None,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RequestedVersion {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Text;
+        impl de::Visitor<'_> for Text {
+            type Value = RequestedVersion;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a protocol version string")
+            }
+            fn visit_str<E>(self, s: &str) -> Result<RequestedVersion, E> {
+                Ok(ProtocolVersion::parse(s).map_or_else(
+                    || RequestedVersion::Unknown(s.to_owned()),
+                    RequestedVersion::Known,
+                ))
+            }
+        }
+        d.deserialize_str(Text)
+    }
+}
+
+/// An optional value parsed straight into an `Arc`.
+fn shared<'de, D, T>(d: D) -> Result<Option<Arc<T>>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(|v| v.map(Arc::new))
 }
 
 /// What one pass over a request's params reads: `_meta`, and the members that name what
@@ -120,13 +190,32 @@ mod tests {
         )
         .unwrap();
         let (meta, raw) = read_request_meta(Some(&params)).unwrap();
-        assert_eq!(meta.protocol_version.as_deref(), Some("2026-07-28"));
+        assert_eq!(
+            meta.protocol_version,
+            Some(RequestedVersion::Known(ProtocolVersion::V2026_07_28))
+        );
         assert!(meta.client_capabilities.unwrap().supports_roots());
         assert_eq!(meta.progress_token, Some(RequestId::String("t".into())));
         assert!(raw.unwrap().get().contains("other"));
         let (_, _, targets) = read_request_head(Some(&params)).unwrap();
         assert_eq!(targets.name.map(RawValue::get), Some(r#""x""#));
         assert!(targets.uri.is_none() && targets.task_id.is_none());
+    }
+
+    #[test]
+    fn keeps_the_text_of_an_unknown_version() {
+        let params: Box<RawValue> = serde_json::from_str(
+            r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2030-01-01"}}"#,
+        )
+        .unwrap();
+        let (meta, _) = read_request_meta(Some(&params)).unwrap();
+        let version = meta.protocol_version.unwrap();
+        assert_eq!((version.as_str(), version.known()), ("2030-01-01", None));
+        let params: Box<RawValue> = serde_json::from_str(
+            r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":20260728}}"#,
+        )
+        .unwrap();
+        assert!(read_request_meta(Some(&params)).is_err());
     }
 
     #[test]

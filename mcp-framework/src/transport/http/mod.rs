@@ -56,7 +56,7 @@ use crate::dispatch::on_notification;
 use crate::error::Error;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::jsonrpc::{Incoming, parse_message};
-use crate::protocol::meta::read_request_meta;
+use crate::protocol::meta::{RequestedVersion, read_request_meta};
 use crate::runtime::config::HttpConfig;
 use crate::runtime::state::ServerInner;
 use crate::session::legacy::LegacySession;
@@ -224,7 +224,7 @@ async fn post(ep: Arc<Endpoint>, parts: Parts, body: Body) -> Response {
             // A stray session id on a modern request is ignored; on anything else it names
             // a session that is gone.
             let modern = matches!(&message, Incoming::Request(r) if read_request_meta(r.params.as_deref())
-                .is_ok_and(|(m, _)| m.protocol_version.as_deref().and_then(ProtocolVersion::parse).is_some_and(ProtocolVersion::is_modern)));
+                .is_ok_and(|(m, _)| m.protocol_version.as_ref().and_then(RequestedVersion::known).is_some_and(ProtocolVersion::is_modern)));
             if !modern {
                 return session_not_found();
             }

@@ -27,7 +27,7 @@ use crate::dispatch::{Carrier, Failure, Reply, dispatch};
 use crate::peer::{HttpParts, PeerId, Sink};
 use crate::principal::Principal;
 use crate::protocol::jsonrpc::Request;
-use crate::protocol::meta::read_request_head;
+use crate::protocol::meta::{RequestedVersion, read_request_head};
 use crate::protocol::{ErrorObject, RequestId, codes};
 
 pub(super) type ReplyFuture = Pin<Box<dyn Future<Output = Reply> + Send>>;
@@ -44,9 +44,11 @@ pub(super) async fn serve_request(
         Err(e) => return error_response(StatusCode::BAD_REQUEST, Some(&request.id), &e),
     };
     let modern = session.is_none() || meta.protocol_version.is_some();
-    if let (true, Some(version)) = (modern, meta.protocol_version.as_deref())
-        && let Err(e) =
-            checks::metadata::check_standard_headers(&parts.headers, &request, &targets, version)
+    if let (true, Some(version)) = (
+        modern,
+        meta.protocol_version.as_ref().map(RequestedVersion::as_str),
+    ) && let Err(e) =
+        checks::metadata::check_standard_headers(&parts.headers, &request, &targets, version)
     {
         return error_response(StatusCode::BAD_REQUEST, Some(&request.id), &e);
     }
