@@ -101,7 +101,7 @@ impl RequestId {
             }
         }
         match self {
-            Self::Number(n) => itoa_buf(*n).as_bytes_mut().len(),
+            Self::Number(n) => itoa_buf(*n).as_bytes().len(),
             Self::String(s) => {
                 let mut count = Count(0);
                 serde_json::to_writer(&mut count, s).expect("strings serialize");
@@ -113,8 +113,8 @@ impl RequestId {
     pub(crate) fn write_json(&self, out: &mut Vec<u8>) {
         match self {
             Self::Number(n) => {
-                let mut buf = itoa_buf(*n);
-                out.extend_from_slice(buf.as_bytes_mut());
+                let buf = itoa_buf(*n);
+                out.extend_from_slice(buf.as_bytes());
             }
             Self::String(s) => write_json_string(out, s),
         }
@@ -479,7 +479,7 @@ struct ItoaBuf {
 }
 
 impl ItoaBuf {
-    fn as_bytes_mut(&mut self) -> &[u8] {
+    fn as_bytes(&self) -> &[u8] {
         &self.bytes[self.start..]
     }
 }

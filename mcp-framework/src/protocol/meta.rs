@@ -70,7 +70,7 @@ pub(crate) struct RequestMeta {
 
 /// A request's protocol version: one this crate speaks, or the text of one it does not
 /// (for the error that says which it does). A known one is read without copying it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub(crate) enum RequestedVersion {
     /// A revision this crate speaks.
     Known(ProtocolVersion),
