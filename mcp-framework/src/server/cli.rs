@@ -37,6 +37,8 @@ pub(crate) enum Access {
     AuthAudience(String),
     /// `--auth-required-scopes` (or `MCP_AUTH_REQUIRED_SCOPES`), comma- or space-separated.
     AuthScopes(String),
+    /// `--max-connections`.
+    MaxConnections(usize),
 }
 
 /// The authorization the `--auth-*` options (or their variables) ask for: `None` without
@@ -128,6 +130,7 @@ pub(crate) fn with_access(mut config: HttpConfig, access: &[Access]) -> Result<H
             Access::Host(h) => config.allow_host(h.clone()),
             Access::Origin(o) => config.allow_origin(o.clone()),
             Access::Proxy(p) => config.trust_proxy(p.clone()),
+            Access::MaxConnections(n) => config.max_connections(*n),
             Access::AuthIssuer(_) | Access::AuthAudience(_) | Access::AuthScopes(_) => config,
         };
     }
@@ -145,6 +148,7 @@ const USAGE: &str = "\
 usage: <server> [stdio]
        <server> http [--bind ADDR:PORT] [--path /mcp] [--allow-host HOST]...
                      [--allow-origin ORIGIN]... [--trust-proxy ADDR|CIDR]...
+                     [--max-connections N]
                      [--auth-issuer URL --auth-audience URI [--auth-required-scopes A,B]]
 
   stdio   serve newline-delimited JSON-RPC on stdin/stdout (the default)
@@ -157,6 +161,8 @@ usage: <server> [stdio]
   --trust-proxy ADDR|CIDR  believe Forwarded / X-Forwarded-Host / X-Forwarded-Proto from
                            this reverse proxy (127.0.0.1, 10.0.0.0/8)
   (each may be repeated, and adds to what the server configures in code)
+  --max-connections N      serve at most N connections at once (default: the descriptor
+                           limit less 64, at most 10,000); replaces the configured limit
 
   --auth-issuer URL        require OAuth bearer tokens (JWTs) of this authorization server
                            (its metadata and keys are discovered from it; MCP_AUTH_ISSUER)
@@ -291,6 +297,15 @@ pub(crate) fn parse(args: &[String]) -> Result<Command, Error> {
                     "--allow-host" => access.push(Access::Host(value()?.to_owned())),
                     "--allow-origin" => access.push(Access::Origin(value()?.to_owned())),
                     "--trust-proxy" => access.push(Access::Proxy(value()?.to_owned())),
+                    "--max-connections" => {
+                        let v = value()?;
+                        let n = v.parse().ok().filter(|&n: &usize| n > 0).ok_or_else(|| {
+                            Error::Usage(format!(
+                                "`--max-connections {v}`: expected a positive number"
+                            ))
+                        })?;
+                        access.push(Access::MaxConnections(n));
+                    }
                     "--auth-issuer" => access.push(Access::AuthIssuer(value()?.to_owned())),
                     "--auth-audience" => access.push(Access::AuthAudience(value()?.to_owned())),
                     "--auth-required-scopes" => {
@@ -411,7 +426,8 @@ mod tests {
             assert_eq!(
                 parse(&args(
                     "http --allow-host mcp.example.com --trust-proxy=10.0.0.0/8 \
-                     --allow-origin https://app.example.com --allow-host *"
+                     --allow-origin https://app.example.com --allow-host * \
+                     --max-connections=20000"
                 ))
                 .unwrap(),
                 Command::Http {
@@ -422,6 +438,7 @@ mod tests {
                         Access::Proxy("10.0.0.0/8".into()),
                         Access::Origin("https://app.example.com".into()),
                         Access::Host("*".into()),
+                        Access::MaxConnections(20_000),
                     ],
                 }
             );
@@ -431,6 +448,8 @@ mod tests {
             "http --allow-origin https://app.example.com/",
             "http --trust-proxy nginx",
             "http --trust-proxy",
+            "http --max-connections 0",
+            "http --max-connections many",
         ] {
             assert!(matches!(parse(&args(bad)), Err(Error::Usage(_))), "{bad}");
         }

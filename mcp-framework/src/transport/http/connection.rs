@@ -156,6 +156,29 @@ pub(super) async fn serve(
     shed: Arc<Notify>,
 ) {
     let activity = Arc::new(Activity::new(timeouts));
+    // HTTP/1.1 is served by hyper's own HTTP/1 connection when the first bytes already
+    // rule out HTTP/2's preface (a peek, which consumes nothing). The auto builder reads
+    // those bytes itself and hands them back in a short first read, which makes hyper
+    // double its 8 KiB read buffer on every connection: 8 KiB more per open stream.
+    let mut first = [0u8; H2_PREFACE.len()];
+    let fresh_until = activity.accepted + timeouts.header;
+    let peeked = tokio::select! {
+        peeked = stream.peek(&mut first) => peeked,
+        () = tokio::time::sleep_until(fresh_until) => {
+            tracing::debug!(%peer, "closing a connection: no complete request head in time");
+            return;
+        }
+        () = shutdown.cancelled() => return,
+        () = shed.notified() => return, // silent so far: closing it loses nothing
+    };
+    let n = match peeked {
+        Ok(0) => return,
+        Ok(n) => n,
+        Err(e) => {
+            tracing::debug!(%peer, error = %e, "connection ended with an error");
+            return;
+        }
+    };
     let io = TokioIo::new(Watched {
         io: stream,
         activity: activity.clone(),
@@ -165,66 +188,113 @@ pub(super) async fn serve(
         peer,
         activity: activity.clone(),
     };
-    let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
-    // Off: its timer starts when the connection goes idle (see the module comment).
-    builder.http1().header_read_timeout(None);
-    let mut conn = pin!(builder.serve_connection(io, service));
-    let mut ending = Ending::Open;
-    let timer = tokio::time::sleep(timeouts.header.min(timeouts.idle));
-    let mut timer = pin!(timer);
-    loop {
-        let deadline = match ending {
-            Ending::Open => activity.deadline(),
-            Ending::Draining => None,
-            Ending::Closing(at) => Some((at, Expired::Idle)),
-        };
-        // Never past the shorter timeout: see the module comment.
-        let check = Instant::now() + timeouts.header.min(timeouts.idle);
-        let wake = deadline.map_or(check, |(at, _)| at.min(check));
-        if timer.deadline() != wake {
-            timer.as_mut().reset(wake);
-        }
-        let open = matches!(ending, Ending::Open);
-        tokio::select! {
-            done = conn.as_mut() => {
-                if let Err(e) = done {
-                    tracing::debug!(%peer, error = %e, "connection ended with an error");
-                }
-                return;
+    let watch = Watch {
+        peer,
+        activity: &activity,
+        timeouts,
+        shutdown: &shutdown,
+        shed: &shed,
+    };
+    if !H2_PREFACE.starts_with(&first[..n]) {
+        let mut builder = hyper::server::conn::http1::Builder::new();
+        // Off: its timer starts when the connection goes idle (see the module comment).
+        builder.header_read_timeout(None);
+        let conn = builder.serve_connection(io, service);
+        watch.drive(conn, |c| c.graceful_shutdown()).await;
+    } else {
+        // HTTP/2 (or too few bytes yet to tell): the auto builder decides.
+        let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+        builder.http1().header_read_timeout(None);
+        let conn = builder.serve_connection(io, service);
+        watch.drive(conn, |c| c.graceful_shutdown()).await;
+    }
+}
+
+/// The client preface of HTTP/2 over cleartext with prior knowledge (RFC 9113, 3.4).
+const H2_PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// What a connection's timers watch, while hyper serves it.
+struct Watch<'a> {
+    peer: SocketAddr,
+    activity: &'a Activity,
+    timeouts: Timeouts,
+    shutdown: &'a CancellationToken,
+    shed: &'a Notify,
+}
+
+impl Watch<'_> {
+    /// Drives `conn` until it ends, its timers close it, or shutdown has let its requests
+    /// finish; `graceful` asks it to close once its requests are done.
+    async fn drive<C, E>(self, conn: C, graceful: impl Fn(Pin<&mut C>))
+    where
+        C: Future<Output = Result<(), E>>,
+        E: std::fmt::Display,
+    {
+        let Self {
+            peer,
+            activity,
+            timeouts,
+            shutdown,
+            shed,
+        } = self;
+        let mut conn = pin!(conn);
+        let mut ending = Ending::Open;
+        let timer = tokio::time::sleep(timeouts.header.min(timeouts.idle));
+        let mut timer = pin!(timer);
+        loop {
+            let deadline = match ending {
+                Ending::Open => activity.deadline(),
+                Ending::Draining => None,
+                Ending::Closing(at) => Some((at, Expired::Idle)),
+            };
+            // Never past the shorter timeout: see the module comment.
+            let check = Instant::now() + timeouts.header.min(timeouts.idle);
+            let wake = deadline.map_or(check, |(at, _)| at.min(check));
+            if timer.deadline() != wake {
+                timer.as_mut().reset(wake);
             }
-            () = shutdown.cancelled(), if open => {
-                conn.as_mut().graceful_shutdown();
-                ending = Ending::Draining;
-            }
-            () = timer.as_mut() => {
-                if let Ending::Closing(at) = ending {
-                    if Instant::now() >= at {
-                        return; // the peer did not let it close gracefully
+            let open = matches!(ending, Ending::Open);
+            tokio::select! {
+                done = conn.as_mut() => {
+                    if let Err(e) = done {
+                        tracing::debug!(%peer, error = %e, "connection ended with an error");
                     }
-                    continue;
+                    return;
                 }
-                let Some((at, why)) = activity.deadline() else { continue };
-                if at > Instant::now() {
-                    continue;
+                () = shutdown.cancelled(), if open => {
+                    graceful(conn.as_mut());
+                    ending = Ending::Draining;
                 }
-                match why {
-                    Expired::Header => {
-                        tracing::debug!(%peer, "closing a connection: no complete request head in time");
-                        return; // dropping the connection closes the socket
+                () = timer.as_mut() => {
+                    if let Ending::Closing(at) = ending {
+                        if Instant::now() >= at {
+                            return; // the peer did not let it close gracefully
+                        }
+                        continue;
                     }
-                    Expired::Idle => {
-                        tracing::debug!(%peer, "closing an idle connection");
-                        conn.as_mut().graceful_shutdown();
+                    let Some((at, why)) = activity.deadline() else { continue };
+                    if at > Instant::now() {
+                        continue;
+                    }
+                    match why {
+                        Expired::Header => {
+                            tracing::debug!(%peer, "closing a connection: no complete request head in time");
+                            return; // dropping the connection closes the socket
+                        }
+                        Expired::Idle => {
+                            tracing::debug!(%peer, "closing an idle connection");
+                            graceful(conn.as_mut());
+                            ending = Ending::Closing(Instant::now() + CLOSE_GRACE);
+                        }
+                    }
+                }
+                // Busy connections wake too (the phase is not watched), and stay.
+                () = shed.notified(), if open => {
+                    if activity.is_idle() {
+                        tracing::debug!(%peer, "closing an idle connection to make room");
+                        graceful(conn.as_mut());
                         ending = Ending::Closing(Instant::now() + CLOSE_GRACE);
                     }
-                }
-            }
-            // Busy connections wake too (the phase is not watched), and stay.
-            () = shed.notified(), if open => {
-                if activity.is_idle() {
-                    tracing::debug!(%peer, "closing an idle connection to make room");
-                    conn.as_mut().graceful_shutdown();
-                    ending = Ending::Closing(Instant::now() + CLOSE_GRACE);
                 }
             }
         }
@@ -448,6 +518,78 @@ mod tests {
         let mut answer = String::new();
         client.read_to_string(&mut answer).await.unwrap();
         assert!(answer.ends_with(&me), "{answer}");
+    }
+
+    /// Serves one connection of `router` on a new listener; returns its address.
+    async fn serve_one(router: Router) -> SocketAddr {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let timeouts = activity().timeouts;
+        tokio::spawn(async move {
+            let (stream, peer) = listener.accept().await.unwrap();
+            let shed = Arc::new(Notify::new());
+            serve(
+                stream,
+                peer,
+                router,
+                timeouts,
+                CancellationToken::new(),
+                shed,
+            )
+            .await;
+        });
+        addr
+    }
+
+    #[tokio::test]
+    async fn a_head_that_begins_like_the_http2_preface_is_still_http1() {
+        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+        // "P" could begin `PRI * HTTP/2.0`: the peek cannot tell, the auto builder does.
+        let router = Router::new().route("/", axum::routing::put(|| async { "put" }));
+        let mut client = TcpStream::connect(serve_one(router).await).await.unwrap();
+        client.write_all(b"P").await.unwrap();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        client
+            .write_all(
+                b"UT / HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+            )
+            .await
+            .unwrap();
+        let mut answer = String::new();
+        client.read_to_string(&mut answer).await.unwrap();
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+        assert!(answer.ends_with("put"), "{answer}");
+    }
+
+    #[tokio::test]
+    async fn a_silent_connection_closes_at_the_header_timeout() {
+        use tokio::io::AsyncReadExt as _;
+
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let timeouts = Timeouts {
+            header: Duration::from_millis(100),
+            idle: Duration::from_secs(75),
+        };
+        let served = tokio::spawn(async move {
+            let (stream, peer) = listener.accept().await.unwrap();
+            let shed = Arc::new(Notify::new());
+            serve(
+                stream,
+                peer,
+                Router::new(),
+                timeouts,
+                CancellationToken::new(),
+                shed,
+            )
+            .await;
+        });
+        let mut client = TcpStream::connect(addr).await.unwrap();
+        let mut rest = Vec::new();
+        let read = tokio::time::timeout(Duration::from_secs(5), client.read_to_end(&mut rest));
+        assert_eq!(read.await.expect("closed by the server").unwrap(), 0);
+        served.await.unwrap();
     }
 
     #[tokio::test(start_paused = true)]
