@@ -297,14 +297,11 @@ fn list(
             Err(e) => return Reply::error(e),
         },
     };
-    Reply::Result(render::list_page(
-        server,
-        catalog,
-        kind,
-        era.version,
-        page,
-        private,
-    ))
+    let rendered = render::list_page(server, catalog, kind, era.version, page, private);
+    if kind == ListKind::Tools {
+        crate::schema::warm_up_validators();
+    }
+    Reply::Result(rendered)
 }
 
 /// `initialize`: opens a legacy session (for the transport to keep) with its session-wide
