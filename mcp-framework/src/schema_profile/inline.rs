@@ -91,9 +91,13 @@ impl<'a> Inliner<'a> {
         let Value::Object(obj) = schema else {
             return;
         };
-        let reference = obj.get("$ref").and_then(Value::as_str).map(str::to_owned);
+        // Found while passing over the members (no lookup of its own: start-up inlines every
+        // schema of every tool, and most have no reference).
+        let mut reference = None;
         for (key, value) in obj.iter_mut() {
-            if key != "$ref" {
+            if key == "$ref" {
+                reference = value.as_str().map(str::to_owned);
+            } else {
                 self.subschemas(key, value, path);
             }
         }

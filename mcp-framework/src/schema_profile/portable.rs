@@ -39,9 +39,12 @@ pub(super) fn apply(shaped: &mut Shaped, role: Role) {
     let mut root = Value::Object(std::mem::take(&mut shaped.schema));
     walk(&mut root, &Path::Root(pointer), &mut |schema, _| {
         if let Value::Object(obj) = schema {
-            formats(obj);
-            arrays(obj);
-            true_properties(obj);
+            let seen = Seen::of(obj);
+            formats(obj, &seen);
+            arrays(obj, &seen);
+            if seen.true_property {
+                true_properties(obj);
+            }
         }
     });
     shaped.schema = match root {
@@ -51,7 +54,7 @@ pub(super) fn apply(shaped: &mut Shaped, role: Role) {
     let combinators: Vec<&str> = COMBINATORS
         .iter()
         .copied()
-        .filter(|k| shaped.schema.contains_key(*k))
+        .filter(|k| shaped.schema.keys().any(|key| key == k))
         .collect();
     match role {
         // Clients build argument forms and function declarations from the root object's
@@ -77,24 +80,70 @@ pub(super) fn apply(shaped: &mut Shaped, role: Role) {
     }
 }
 
+/// What one schema object holds of the keywords the transform rewrites, found in one pass
+/// over its members: a tool's schemas are mostly small objects, where comparing a few names
+/// costs less than hashing each keyword looked up (start-up shapes every schema of every
+/// tool).
+#[derive(Debug, Default)]
+struct Seen {
+    /// `format`, when it is a string the transform drops (not one of [`FORMATS`]), with
+    /// the range of its integer width.
+    dropped_format: Option<(Option<Number>, Option<Number>)>,
+    /// `minimum` or `exclusiveMinimum` is there.
+    lower_bound: bool,
+    /// `maximum` or `exclusiveMaximum` is there.
+    upper_bound: bool,
+    /// `type` admits arrays, or `prefixItems` is there.
+    array: bool,
+    /// `prefixItems` is there (whatever its value).
+    prefix_items: bool,
+    /// `items` is there and is not `true`.
+    items: bool,
+    /// `properties` has a `true` member.
+    true_property: bool,
+}
+
+impl Seen {
+    fn of(obj: &Map<String, Value>) -> Self {
+        let mut seen = Self::default();
+        for (key, value) in obj {
+            match (key.as_str(), value) {
+                ("format", Value::String(format)) if !FORMATS.contains(&format.as_str()) => {
+                    seen.dropped_format = Some(integer_range(format));
+                }
+                ("minimum" | "exclusiveMinimum", _) => seen.lower_bound = true,
+                ("maximum" | "exclusiveMaximum", _) => seen.upper_bound = true,
+                ("type", Value::String(t)) => seen.array |= t == "array",
+                ("type", Value::Array(ts)) => seen.array |= ts.iter().any(|t| t == "array"),
+                ("prefixItems", _) => {
+                    seen.prefix_items = true;
+                    seen.array = true;
+                }
+                ("items", Value::Bool(true)) => {}
+                ("items", _) => seen.items = true,
+                ("properties", Value::Object(props)) => {
+                    seen.true_property = props.values().any(|p| *p == Value::Bool(true));
+                }
+                _ => {}
+            }
+        }
+        seen
+    }
+}
+
 /// Schemars' formats for Rust numbers (`"uint32"`, `"int64"`, `"double"`…) and standard
 /// formats outside [`FORMATS`] go; an integer width stays as `minimum`/`maximum`.
-fn formats(obj: &mut Map<String, Value>) {
-    let Some(format) = obj.get("format").and_then(Value::as_str) else {
+fn formats(obj: &mut Map<String, Value>, seen: &Seen) {
+    let Some((min, max)) = seen.dropped_format.clone() else {
         return;
     };
-    if FORMATS.contains(&format) {
-        return;
-    }
-    let (min, max) = integer_range(format);
     obj.remove("format");
-    for (key, exclusive, bound) in [
-        ("minimum", "exclusiveMinimum", min),
-        ("maximum", "exclusiveMaximum", max),
+    for (key, present, bound) in [
+        ("minimum", seen.lower_bound, min),
+        ("maximum", seen.upper_bound, max),
     ] {
         if let Some(bound) = bound
-            && !obj.contains_key(key)
-            && !obj.contains_key(exclusive)
+            && !present
         {
             obj.insert(key.to_owned(), Value::Number(bound));
         }
@@ -129,13 +178,13 @@ fn integer_range(format: &str) -> (Option<Number>, Option<Number>) {
 /// Every array gets `items` (VS Code refuses arrays without): a missing one is `{}`, a
 /// tuple's `prefixItems` become `items` admitting each element type (the positions are
 /// lost; the server still checks them).
-fn arrays(obj: &mut Map<String, Value>) {
-    let is_array = match obj.get("type") {
-        Some(Value::String(t)) => t == "array",
-        Some(Value::Array(ts)) => ts.iter().any(|t| t == "array"),
-        _ => false,
-    } || obj.contains_key("prefixItems");
-    if let Some(Value::Array(elements)) = obj.remove("prefixItems") {
+fn arrays(obj: &mut Map<String, Value>, seen: &Seen) {
+    if !seen.array {
+        return;
+    }
+    if seen.prefix_items
+        && let Some(Value::Array(elements)) = obj.remove("prefixItems")
+    {
         let mut kinds: Vec<Value> = Vec::new();
         let rest = obj.remove("items");
         for element in elements
@@ -157,14 +206,8 @@ fn arrays(obj: &mut Map<String, Value>) {
             _ => json!({"anyOf": kinds}),
         };
         obj.insert("items".into(), items);
-    }
-    if is_array {
-        match obj.get("items") {
-            None | Some(Value::Bool(true)) => {
-                obj.insert("items".into(), json!({}));
-            }
-            Some(_) => {}
-        }
+    } else if !seen.items {
+        obj.insert("items".into(), json!({}));
     }
 }
 
