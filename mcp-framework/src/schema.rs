@@ -129,10 +129,18 @@ pub(crate) fn warm_up_validators() {
 /// about a millisecond). A debug build compiles it at once, so a schema that does not
 /// compile is an error of `build()` while the server is developed.
 pub(crate) struct Validator {
-    /// The schema as compact JSON text until it is compiled (a fraction of a `Value`'s
-    /// memory).
-    schema: Box<str>,
+    /// Where the schema comes from when it is compiled.
+    source: Source,
     compiled: OnceLock<Result<jsonschema::Validator, String>>,
+}
+
+/// Where a lazy validator finds its schema.
+enum Source {
+    /// The schema as compact JSON text (a fraction of a `Value`'s memory).
+    Text(Box<str>),
+    /// A function that builds the schema again, as it was when the validator was made: a
+    /// macro-generated definition is rebuilt, so start-up keeps no copy of it.
+    Rebuild(Box<dyn Fn() -> JsonObject + Send + Sync>),
 }
 
 impl std::fmt::Debug for Validator {
@@ -152,12 +160,36 @@ impl Validator {
         Ok(validator)
     }
 
+    /// A validator for `schema` that, instead of keeping a copy of it, calls `rebuild` for it
+    /// when it is compiled; `rebuild` must return `schema` again. A debug build checks that
+    /// it does and compiles the schema at once, as [`compile`](Self::compile) does.
+    pub(crate) fn rebuilt(
+        schema: &JsonObject,
+        rebuild: impl Fn() -> JsonObject + Send + Sync + 'static,
+    ) -> Result<Self, String> {
+        #[cfg(debug_assertions)]
+        if rebuild() != *schema {
+            return Err("the definition is not the same when it is built again".into());
+        }
+        #[cfg(not(debug_assertions))]
+        let _ = schema;
+        let validator = Self {
+            source: Source::Rebuild(Box::new(rebuild)),
+            compiled: OnceLock::new(),
+        };
+        #[cfg(debug_assertions)]
+        validator.compiled()?;
+        Ok(validator)
+    }
+
     /// A validator for `schema`, compiled when first used.
     fn lazy(schema: &JsonObject) -> Self {
         Self {
-            schema: serde_json::to_string(schema)
-                .expect("a JSON object always serializes")
-                .into_boxed_str(),
+            source: Source::Text(
+                serde_json::to_string(schema)
+                    .expect("a JSON object always serializes")
+                    .into_boxed_str(),
+            ),
             compiled: OnceLock::new(),
         }
     }
@@ -165,8 +197,10 @@ impl Validator {
     fn compiled(&self) -> Result<&jsonschema::Validator, String> {
         self.compiled
             .get_or_init(|| {
-                let schema: Value =
-                    serde_json::from_str(&self.schema).map_err(|e| e.to_string())?;
+                let schema = match &self.source {
+                    Source::Text(text) => serde_json::from_str(text).map_err(|e| e.to_string())?,
+                    Source::Rebuild(rebuild) => Value::Object(rebuild()),
+                };
                 jsonschema::options()
                     .with_draft(jsonschema::Draft::Draft202012)
                     .build(&schema)
@@ -213,6 +247,20 @@ mod tests {
         let bad = Validator::lazy(bad.as_object().unwrap());
         let e = bad.check(&serde_json::json!({})).unwrap_err();
         assert!(e.starts_with("the server's schema does not compile"), "{e}");
+    }
+
+    #[test]
+    fn a_rebuilt_validator_builds_its_schema_again_and_checks_it_is_the_same() {
+        let v = Validator::rebuilt(&input_schema_for::<Args>(), input_schema_for::<Args>).unwrap();
+        assert!(matches!(v.source, Source::Rebuild(_)), "no copy is kept");
+        assert!(v.check(&serde_json::json!({"a": 1.0})).is_ok());
+        assert!(v.check(&serde_json::json!({"a": "x"})).is_err());
+        // A function that builds something else is caught while the server is developed.
+        if cfg!(debug_assertions) {
+            let e = Validator::rebuilt(&input_schema_for::<Args>(), input_schema_for::<NoArgs>)
+                .unwrap_err();
+            assert!(e.contains("not the same"), "{e}");
+        }
     }
 
     #[allow(dead_code)]

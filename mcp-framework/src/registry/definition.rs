@@ -126,6 +126,9 @@ pub struct ToolDefinition {
     /// `_meta.ui` options (MCP Apps), laid over `meta`'s.
     pub(crate) ui: UiToolMeta,
     pub(crate) location: Location,
+    /// Builds this definition again (a `#[tool]`'s `definition()`): its validators then
+    /// rebuild their schemas when they compile instead of keeping copies from start-up.
+    pub(crate) rebuild: Option<fn() -> Self>,
 }
 
 /// Whether, and from when, a tool runs as a task.
@@ -157,7 +160,19 @@ impl ToolDefinition {
             task: TaskMode::default(),
             ui: UiToolMeta::default(),
             location: Location::RUNTIME,
+            rebuild: None,
         }
+    }
+
+    /// Says that `definition` returns this same definition whenever it is called (the
+    /// `#[tool]` macro's `definition()` does): the server then rebuilds the tool's schemas
+    /// for its validators when they compile, at the first call, instead of keeping a copy
+    /// of each from start-up.
+    #[doc(hidden)]
+    #[must_use]
+    pub fn rebuilt_by(mut self, definition: fn() -> Self) -> Self {
+        self.rebuild = Some(definition);
+        self
     }
 
     /// Lets calls run as tasks (the Tasks extension): with [`TaskSupport::Optional`] a

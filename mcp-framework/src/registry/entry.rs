@@ -129,8 +129,16 @@ impl ToolEntry {
         check_scopes(&def.requirement).map_err(err)?;
         // Before the validator: it checks arguments against the normalized schema.
         let headers = crate::headers::header_params(&mut def.input_schema).map_err(err)?;
-        let validator = Validator::compile(&def.input_schema)
-            .map_err(|e| err(format!("the input schema does not compile: {e}")))?;
+        let validator = match def.rebuild {
+            Some(rebuild) => Validator::rebuilt(&def.input_schema, move || {
+                let mut again = rebuild().input_schema;
+                // As above; it succeeded there, and the schema is the same.
+                let _ = crate::headers::header_params(&mut again);
+                again
+            }),
+            None => Validator::compile(&def.input_schema),
+        }
+        .map_err(|e| err(format!("the input schema does not compile: {e}")))?;
         let mut meta = parse_meta(kind, &def.name, def.location, def.meta.as_deref())?;
         let ui = crate::apps::tool_meta(&mut meta, &def.ui).map_err(err)?;
 
@@ -161,7 +169,13 @@ impl ToolEntry {
         }
         let output_validator = output
             .as_ref()
-            .map(|o| Validator::compile(&o.schema))
+            .map(|o| match def.rebuild {
+                Some(rebuild) => Validator::rebuilt(&o.schema, move || {
+                    let again = rebuild().output_schema.unwrap_or_default();
+                    profile::shape(chosen, Role::Output, again).schema
+                }),
+                None => Validator::compile(&o.schema),
+            })
             .transpose()
             .map_err(|e| err(format!("the output schema does not compile: {e}")))?;
         let wraps_structured = output.as_ref().is_some_and(|o| o.wrap);

@@ -96,6 +96,7 @@ pub(crate) fn tool(model: &ToolModel) -> TokenStream {
                     #task_options
                     #ui_options
                     #location
+                    .rebuilt_by(<Self as __mcp::ToolHandler>::definition)
             }
 
             fn call(
