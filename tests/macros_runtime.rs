@@ -616,6 +616,69 @@ async fn automatic_collection_skips_unregistered_tools() {
     assert_eq!(r["content"][0]["text"], "late");
 }
 
+/// A `#[tool]`'s definition given another output schema and served by a closure: its
+/// results are checked against the schema it was given, not the one its `definition()`
+/// builds (the validators of a macro definition rebuild its schemas unless it was changed).
+#[tokio::test]
+async fn a_macro_definition_with_another_output_schema_is_checked_against_it() {
+    use mcp_framework::{CallToolResult, Content, ToolHandler, ToolSet};
+    let total = json!({
+        "type": "object",
+        "properties": {"total": {"type": "integer"}},
+        "required": ["total"]
+    });
+    let definition = <math::add as ToolHandler>::definition()
+        .output_schema(Some(total.as_object().unwrap().clone()));
+    let tools = ToolSet::new().with_fn(definition, |args, _cx| async move {
+        let total = args["a"].as_f64().unwrap_or(0.0) + args["b"].as_f64().unwrap_or(0.0);
+        let structured = if total.fract() == 0.0 {
+            json!({"total": total as i64})
+        } else {
+            json!({"value": total})
+        };
+        Ok(CallToolResult {
+            content: vec![Content::text(structured.to_string())],
+            structured_content: Some(structured),
+            ..CallToolResult::default()
+        })
+    });
+    let server = Server::builder()
+        .tools(tools)
+        .build()
+        .expect("a valid definition");
+    let mut c = Client::start(server);
+    let r = c
+        .result(
+            "tools/call",
+            json!({"name": "add", "arguments": {"a": 1, "b": 2}}),
+        )
+        .await;
+    assert_eq!(r["structuredContent"], json!({"total": 3}), "{r}");
+    // What the macro's own schema asks for breaks the schema the tool was given.
+    let e = c
+        .send(
+            "tools/call",
+            json!({"name": "add", "arguments": {"a": 1, "b": 0.5}}),
+        )
+        .await;
+    assert_eq!(e["error"]["code"], -32603, "{e}");
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("outputSchema"),
+        "{e}"
+    );
+    // The input schema is still the macro's: `a` must be a number.
+    let r = c
+        .result(
+            "tools/call",
+            json!({"name": "add", "arguments": {"a": "x", "b": 1}}),
+        )
+        .await;
+    assert_eq!(r["isError"], true, "{r}");
+}
+
 /// Counts calls in application state.
 #[tool(register = false)]
 fn visits(#[ctx] counter: mcp_framework::State<std::sync::atomic::AtomicU64>) -> String {

@@ -224,6 +224,9 @@ impl ToolDefinition {
     #[must_use]
     pub fn output_schema(mut self, schema: Option<JsonObject>) -> Self {
         self.output_schema = schema;
+        // Built again, the definition would have its old schema: the validators keep a
+        // copy of this one instead.
+        self.rebuild = None;
         self
     }
 
