@@ -26,41 +26,19 @@
 
 use std::sync::{Arc, LazyLock};
 
+use bench_peer_rmcp::{AddArgs, EchoArgs, Sum, serve, server_config};
 use rmcp::{
-    Json, ServerHandler, ServiceExt,
+    Json, ServerHandler,
     handler::server::{
         common::schema_for_type,
         router::tool::{ToolRoute, ToolRouter},
         wrapper::Parameters,
     },
-    model::{Implementation, ServerCapabilities, ServerConfig, Tool},
+    model::{ServerConfig, Tool},
     tool, tool_handler, tool_router,
-    transport::streamable_http_server::{
-        StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
-    },
 };
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
-
-#[derive(Deserialize, JsonSchema)]
-struct EchoArgs {
-    /// Any text.
-    text: String,
-}
-
-#[derive(Deserialize, JsonSchema)]
-struct AddArgs {
-    /// Left operand.
-    a: f64,
-    /// Right operand.
-    b: f64,
-}
-
-/// The sum of two numbers.
-#[derive(Serialize, JsonSchema)]
-struct Sum {
-    sum: f64,
-}
+use serde::Deserialize;
 
 #[derive(Deserialize, JsonSchema)]
 #[allow(dead_code)]
@@ -109,47 +87,27 @@ impl Bench {
     /// Adds two numbers.
     #[tool]
     fn add(&self, Parameters(args): Parameters<AddArgs>) -> Json<Sum> {
-        Json(Sum { sum: args.a + args.b })
+        Json(Sum {
+            sum: args.a + args.b,
+        })
     }
 }
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Bench {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("bench", env!("CARGO_PKG_VERSION")))
+        server_config()
     }
 }
 
 fn bench() -> Bench {
-    Bench { tool_router: ROUTER.clone() }
+    Bench {
+        tool_router: ROUTER.clone(),
+    }
 }
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
-        [] | ["stdio"] => {
-            LazyLock::force(&ROUTER);
-            let running = bench().serve(rmcp::transport::stdio()).await?;
-            running.waiting().await?;
-        }
-        ["http", "--bind", addr] => {
-            LazyLock::force(&ROUTER);
-            let config = StreamableHttpServerConfig::default()
-                .with_legacy_session_mode(false)
-                .with_json_response(true)
-                .with_sse_keep_alive(None);
-            let service: StreamableHttpService<Bench, LocalSessionManager> =
-                StreamableHttpService::new(|| Ok(bench()), Default::default(), config);
-            let app = axum::Router::new().route_service("/mcp", service);
-            let listener = tokio::net::TcpListener::bind(addr).await?;
-            axum::serve(listener, app).await?;
-        }
-        _ => {
-            eprintln!("usage: bench-rmcp [stdio] | bench-rmcp http --bind 127.0.0.1:PORT");
-            std::process::exit(2);
-        }
-    }
-    Ok(())
+    LazyLock::force(&ROUTER);
+    serve("bench-rmcp", bench).await
 }
