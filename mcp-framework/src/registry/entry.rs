@@ -110,6 +110,20 @@ fn parse_meta(
     .transpose()
 }
 
+/// A validator for one of a tool's schemas (`schema`, as the entry uses it). A definition
+/// that can be built again (`rebuild`) keeps no copy: `from` takes the schema out of the
+/// rebuilt definition when the validator compiles. Any other keeps a compact copy.
+fn tool_validator(
+    schema: &JsonObject,
+    rebuild: Option<fn() -> ToolDefinition>,
+    from: impl Fn(ToolDefinition) -> JsonObject + Send + Sync + 'static,
+) -> Result<Validator, String> {
+    match rebuild {
+        Some(rebuild) => Validator::rebuilt(schema, move || from(rebuild())),
+        None => Validator::compile(schema),
+    }
+}
+
 impl ToolEntry {
     fn new(mut def: ToolDefinition, call: ToolFn, rules: ToolRules<'_>) -> Result<Self, Error> {
         let kind = "tool";
@@ -129,15 +143,12 @@ impl ToolEntry {
         check_scopes(&def.requirement).map_err(err)?;
         // Before the validator: it checks arguments against the normalized schema.
         let headers = crate::headers::header_params(&mut def.input_schema).map_err(err)?;
-        let validator = match def.rebuild {
-            Some(rebuild) => Validator::rebuilt(&def.input_schema, move || {
-                let mut again = rebuild().input_schema;
-                // As above; it succeeded there, and the schema is the same.
-                let _ = crate::headers::header_params(&mut again);
-                again
-            }),
-            None => Validator::compile(&def.input_schema),
-        }
+        let validator = tool_validator(&def.input_schema, def.rebuild, |again| {
+            let mut schema = again.input_schema;
+            // As above; it succeeded there, and the schema is the same.
+            let _ = crate::headers::header_params(&mut schema);
+            schema
+        })
         .map_err(|e| err(format!("the input schema does not compile: {e}")))?;
         let mut meta = parse_meta(kind, &def.name, def.location, def.meta.as_deref())?;
         let ui = crate::apps::tool_meta(&mut meta, &def.ui).map_err(err)?;
@@ -169,12 +180,11 @@ impl ToolEntry {
         }
         let output_validator = output
             .as_ref()
-            .map(|o| match def.rebuild {
-                Some(rebuild) => Validator::rebuilt(&o.schema, move || {
-                    let again = rebuild().output_schema.unwrap_or_default();
-                    profile::shape(chosen, Role::Output, again).schema
-                }),
-                None => Validator::compile(&o.schema),
+            .map(|o| {
+                tool_validator(&o.schema, def.rebuild, move |again| {
+                    let schema = again.output_schema.unwrap_or_default();
+                    profile::shape(chosen, Role::Output, schema).schema
+                })
             })
             .transpose()
             .map_err(|e| err(format!("the output schema does not compile: {e}")))?;
