@@ -74,6 +74,17 @@ impl Op {
         matches!(self, Self::Reserved | Self::Fragment)
     }
 
+    /// Whether each value (each exploded item) is one path segment once decoded: `{var}`,
+    /// `{/var}`, `{.var}` and `{;var}` refuse `/`, `\`, NUL, `.` and `..` even when
+    /// percent-encoded. `{+var}` and `{#var}` keep reserved expansion (their values are
+    /// untrusted paths), and query values are not path segments.
+    fn one_segment(self) -> bool {
+        matches!(
+            self,
+            Self::Simple | Self::Path | Self::Label | Self::PathParam
+        )
+    }
+
     /// A regular expression for the whole expansion of an expression with this operator
     /// (prefix and separators included; no capture groups). Non-reserved expansions are as
     /// short as possible and stop at the characters they cannot contain; `{+var}` and
@@ -327,6 +338,20 @@ fn push_value(var: &Var, raw: &str, op: Op, out: &mut Vec<(String, String)>) -> 
     let Some(decoded) = percent_decode(raw) else {
         return false;
     };
+    if op.one_segment() {
+        // An exploded `{/path*}` keeps its separators: each of its segments is one.
+        let sep = op.sep();
+        let segments: Vec<&str> = if var.explode {
+            raw.split(sep).collect()
+        } else {
+            vec![raw]
+        };
+        for segment in segments {
+            if !percent_decode(segment).is_some_and(|s| is_segment(&s)) {
+                return false;
+            }
+        }
+    }
     if let Some(n) = var.prefix
         && decoded.chars().count() > n
     {
@@ -334,6 +359,12 @@ fn push_value(var: &Var, raw: &str, op: Op, out: &mut Vec<(String, String)>) -> 
     }
     out.push((var.name.clone(), decoded));
     true
+}
+
+/// Whether a decoded value is one path segment a handler can use as a name: no `/` or `\`
+/// (an encoded `%2F` included), no NUL, and not `.` or `..`.
+fn is_segment(decoded: &str) -> bool {
+    !decoded.contains(['/', '\\', '\0']) && decoded != "." && decoded != ".."
 }
 
 /// Decodes `%XX` escapes; `None` for malformed escapes or invalid UTF-8.
@@ -434,6 +465,43 @@ mod tests {
         );
         assert_eq!(m("a{/x}{?q}", "a/1?q=2"), pairs(&[("x", "1"), ("q", "2")]));
         assert_eq!(m("a{/x}{?q}", "a"), pairs(&[]));
+    }
+
+    #[test]
+    fn one_segment_values_stay_one_segment_once_decoded() {
+        let data = "test://template/{id}/data";
+        for bad in [
+            "..%2F..%2Fetc%2Fpasswd",
+            "..",
+            ".",
+            "%2E%2E",
+            "a%5Cb",
+            "a%00b",
+            "a%2fb",
+        ] {
+            assert_eq!(
+                m(data, &format!("test://template/{bad}/data")),
+                None,
+                "{bad}"
+            );
+        }
+        assert_eq!(
+            m(data, "test://template/...x/data"),
+            pairs(&[("id", "...x")])
+        );
+        assert_eq!(m(data, "test://template/a.b/data"), pairs(&[("id", "a.b")]));
+        assert_eq!(m("repo{/owner}", "repo/%2E%2E"), None);
+        assert_eq!(m("files{/path*}", "files/a/../b"), None);
+        assert_eq!(m("files{/path*}", "files/a/%2F/b"), None);
+        assert_eq!(m("host{.domain}", "host.%2F"), None);
+        assert_eq!(m("a{;x}", "a;x=.."), None);
+        // Reserved expansion keeps its meaning: the handler gets an untrusted path.
+        assert_eq!(
+            m("file:///{+path}", "file:///a/../b"),
+            pairs(&[("path", "a/../b")])
+        );
+        // Query values are not path segments.
+        assert_eq!(m("search{?q}", "search?q=.."), pairs(&[("q", "..")]));
     }
 
     #[test]
