@@ -226,13 +226,45 @@ fn matches(kind: HeaderKind, header: &str, value: &Value) -> bool {
     match (kind, value) {
         (HeaderKind::String, Value::String(s)) => header == s,
         (HeaderKind::Boolean, Value::Bool(b)) => header == if *b { "true" } else { "false" },
-        (HeaderKind::Integer, Value::Number(n)) => match (header.trim().parse::<f64>(), n.as_f64())
-        {
-            (Ok(h), Some(b)) => h == b,
-            _ => false,
-        },
+        (HeaderKind::Integer, Value::Number(n)) => {
+            integer_of_header(header).is_some_and(|h| integer_of_body(n) == Some(h))
+        }
         _ => false,
     }
+}
+
+/// An integer header value, exactly: an optional `-`, decimal digits without a leading
+/// zero, and at most a fraction of zeros (`42.0`, which the specification counts as equal
+/// to `42`). No sign `+`, exponent, spaces or other variants: a proxy routing on the
+/// header and this server reading the body must agree on the value.
+#[cfg(feature = "http")]
+fn integer_of_header(header: &str) -> Option<i128> {
+    let (whole, fraction) = header.split_once('.').unwrap_or((header, "0"));
+    let digits = whole.strip_prefix('-').unwrap_or(whole);
+    let canonical = !digits.is_empty()
+        && digits.len() <= 20
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && (digits == "0" || !digits.starts_with('0'))
+        && !fraction.is_empty()
+        && fraction.bytes().all(|b| b == b'0');
+    canonical.then(|| whole.parse().ok()).flatten()
+}
+
+/// A body number as an exact integer: `u64`/`i64` as they are, a float only when it is
+/// integral and exactly representable (below 2^53).
+#[cfg(feature = "http")]
+fn integer_of_body(n: &serde_json::Number) -> Option<i128> {
+    if let Some(u) = n.as_u64() {
+        return Some(i128::from(u));
+    }
+    if let Some(i) = n.as_i64() {
+        return Some(i128::from(i));
+    }
+    const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
+    n.as_f64()
+        .filter(|f| f.fract() == 0.0 && f.abs() < EXACT)
+        // In range and integral: the conversion is exact.
+        .map(|f| f as i128)
 }
 
 /// The single value of a header (several values are ambiguous: rejected).
@@ -382,5 +414,31 @@ mod tests {
         assert!(!matches(HeaderKind::Integer, "43", &json!(42)));
         assert!(matches(HeaderKind::Boolean, "true", &json!(true)));
         assert!(!matches(HeaderKind::Boolean, "True", &json!(true)));
+    }
+
+    #[cfg(feature = "http")]
+    #[test]
+    fn integers_are_compared_exactly() {
+        let int = |h: &str, body: Value| matches(HeaderKind::Integer, h, &body);
+        assert!(int(
+            "1234567890123456789",
+            json!(1_234_567_890_123_456_789_u64)
+        ));
+        assert!(!int(
+            "1234567890123456789",
+            json!(1_234_567_890_123_456_788_u64)
+        ));
+        assert!(int("-7", json!(-7)));
+        assert!(int("0", json!(0)));
+        assert!(int("42", json!(42.0)));
+        assert!(int("42.00", json!(42)));
+        for variant in [
+            "1e3", "+1000", " 1000", "1000 ", "01000", "1000.5", "1000.", ".0", "-", "0x3e8",
+        ] {
+            assert!(!int(variant, json!(1000)), "{variant}");
+        }
+        // A float body beyond 2^53 is not an exact integer.
+        assert!(!int("18014398509481984", json!(18_014_398_509_481_984.0)));
+        assert!(!int("1", json!(1.5)));
     }
 }
