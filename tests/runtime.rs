@@ -636,7 +636,7 @@ async fn listen_streams_get_tagged_change_notifications() {
     let server = server();
     let client = Client::connect(&server).await.unwrap();
     let mut sub = client
-        .listen(json!({"toolsListChanged": true, "resourceSubscriptions": ["test://items"]}))
+        .listen(json!({"toolsListChanged": true, "resourceSubscriptions": ["test://items/7"]}))
         .await
         .unwrap();
     let ack = sub.next().await.unwrap();
@@ -647,7 +647,7 @@ async fn listen_streams_get_tagged_change_notifications() {
     );
     assert_eq!(
         ack["params"]["notifications"],
-        json!({"toolsListChanged": true, "resourceSubscriptions": ["test://items"]})
+        json!({"toolsListChanged": true, "resourceSubscriptions": ["test://items/7"]})
     );
     let handle = server.handle();
     handle
@@ -675,9 +675,11 @@ async fn listen_streams_get_tagged_change_notifications() {
             .iter()
             .any(|t| t.name == "extra")
     );
-    // Prompts were not asked for; a sub-resource of a subscribed URI counts.
+    // Prompts were not asked for, nor other resources (a template's URIs are no wildcard:
+    // tests/security.rs has what a subscription covers).
     assert!(handle.remove_prompt("code_review"));
     handle.resource_updated("test://other");
+    handle.resource_updated("test://items/8");
     handle.resource_updated("test://items/7");
     let n = sub.next().await.unwrap();
     assert_eq!(n["method"], "notifications/resources/updated");

@@ -11,8 +11,10 @@
 //!     --trust-proxy 127.0.0.1 --allow-origin https://app.example.com
 //! ```
 //!
-//! With an authorization server, every HTTP request needs its bearer token, and `whoami`
-//! needs the scope `profile:read`:
+//! With an authorization server, every HTTP request needs its bearer token, `whoami`
+//! needs the scope `profile:read`, and the `summarize_note` prompt and the `notes://{title}`
+//! template (and their completions) need `notes:read`. A caller without a principal (stdio,
+//! or HTTP without `--auth-*`) holds no scopes and is refused them. With authorization:
 //!
 //! ```text
 //! everything http --auth-issuer https://auth.example.com \
@@ -79,6 +81,39 @@ fn whoami(cx: Context) -> Caller {
             scopes: Vec::new(),
         },
     }
+}
+
+/// The titles of the caller's own notes that start with what was typed: a completer runs
+/// only for callers that may use the prompt or template it completes, and sees who asks.
+fn note_titles(req: CompletionRequest, cx: Context) -> Vec<String> {
+    let owner = cx.principal().map_or("anonymous", |p| p.subject());
+    req.matching([format!("{owner}-todo"), format!("{owner}-ideas")])
+}
+
+/// Summarizes one of the caller's notes. Needs the scope `notes:read`: a caller without it
+/// is challenged for it, and its completer answers nobody else.
+#[prompt(scopes = ["notes:read"])]
+fn summarize_note(
+    /// The note's title.
+    #[complete(note_titles)]
+    title: String,
+    cx: Context,
+) -> String {
+    let owner = cx.principal().map_or("anonymous", |p| p.subject());
+    format!("Summarize the note `{title}` of {owner}.")
+}
+
+/// One of the caller's notes. Needs the scope `notes:read` (a read, a subscription or a
+/// completion of `title` without it is challenged).
+#[resource(template = "notes://{title}", mime = "text/plain", scopes = ["notes:read"])]
+fn note(
+    /// The note's title.
+    #[complete(note_titles)]
+    title: String,
+    cx: Context,
+) -> String {
+    let owner = cx.principal().map_or("anonymous", |p| p.subject());
+    format!("Note `{title}` of {owner}: nothing yet.")
 }
 
 // --- Part 1: the conformance suite's fixtures ---------------------------------------------

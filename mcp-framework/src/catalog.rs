@@ -11,6 +11,24 @@ use crate::principal::{Requirement, ScopePolicy};
 use crate::registry::entry::{PromptEntry, ResourceEntry, TemplateEntry, ToolEntry, ToolRules};
 use crate::registry::set::{PromptSet, ResourceSet, ToolSet};
 
+/// The concrete resource, or the template and the variables it matched (decoded, in
+/// order), that a resource URI names.
+#[derive(Debug, Clone)]
+pub(crate) enum FoundResource {
+    Fixed(Arc<ResourceEntry>),
+    Template(Arc<TemplateEntry>, Vec<(String, String)>),
+}
+
+impl FoundResource {
+    /// The scopes the resource (or its template) requires.
+    pub(crate) fn requirement(&self) -> &Requirement {
+        match self {
+            Self::Fixed(e) => &e.requirement,
+            Self::Template(e, _) => &e.requirement,
+        }
+    }
+}
+
 /// Everything served at one moment.
 #[derive(Debug)]
 pub(crate) struct Catalog {
@@ -219,6 +237,48 @@ impl Catalog {
         scopes.sort();
         scopes.dedup();
         scopes
+    }
+
+    /// The items that require scopes, named for a person (`tool \`x\``, …).
+    pub(crate) fn scoped_items(&self) -> Vec<String> {
+        let named = |kind: &str, name: &str| format!("{kind} `{name}`");
+        let tools = self
+            .tools
+            .iter()
+            .map(|e| (&e.requirement, named("tool", &e.tool.name)));
+        let prompts =
+            (self.prompts.iter()).map(|e| (&e.requirement, named("prompt", &e.prompt.name)));
+        let resources =
+            (self.resources.iter()).map(|e| (&e.requirement, named("resource", &e.resource.uri)));
+        let templates = (self.templates.iter())
+            .map(|e| (&e.requirement, named("template", &e.template.uri_template)));
+        tools
+            .chain(prompts)
+            .chain(resources)
+            .chain(templates)
+            .filter(|(r, _)| !r.is_open())
+            .map(|(_, name)| name)
+            .collect()
+    }
+
+    /// What `uri` names among the entries `visible` keeps: the concrete resource, else the
+    /// first template that matches it. A resource hidden from the caller is not there (a
+    /// template may still match), and neither is a hidden template.
+    pub(crate) fn find_resource(
+        &self,
+        uri: &str,
+        visible: impl Fn(&Requirement) -> bool,
+    ) -> Option<FoundResource> {
+        if let Some(entry) = self.resource(uri).filter(|e| visible(&e.requirement)) {
+            return Some(FoundResource::Fixed(entry.clone()));
+        }
+        self.templates
+            .iter()
+            .filter(|t| visible(&t.requirement))
+            .find_map(|t| {
+                let vars = t.matcher.match_uri(uri)?;
+                Some(FoundResource::Template(t.clone(), vars))
+            })
     }
 
     /// Whether an entry of `kind` may be hidden from some callers (it requires scopes and

@@ -6,6 +6,7 @@ use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 
+use crate::context::{Context, FromContext};
 use crate::future::BoxFuture;
 use crate::protocol::Completion;
 
@@ -82,16 +83,22 @@ pub(crate) fn cap(mut c: Completion) -> Completion {
     c
 }
 
-/// A function that completes an argument: `fn(CompletionRequest) -> R` or
-/// `async fn(CompletionRequest) -> R`, where `R` is `Vec<String>`, `Vec<&str>` or
-/// [`Completion`]. The marker `M` only tells the two shapes apart.
+/// A function that completes an argument. Its first parameter is the
+/// [`CompletionRequest`]; a second one, if any, is taken from the request like a
+/// handler's injected parameters ([`FromContext`]): the [`Context`] itself (its
+/// [`principal`](Context::principal), say), a [`State<T>`](crate::State) or a
+/// [`ServerHandle`](crate::ServerHandle). It is sync or `async`, and returns `Vec<String>`,
+/// `Vec<&str>` or [`Completion`]. The marker `M` only tells the shapes apart.
+///
+/// A completer runs only for callers who may use the prompt or template it belongs to
+/// (the same scope check as `prompts/get` and `resources/read`).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be used as a completer",
-    note = "a completer is a `fn(CompletionRequest) -> Vec<String>` (or `Vec<&str>`, or `Completion`), sync or async"
+    note = "a completer is a `fn(CompletionRequest) -> Vec<String>` (or `Vec<&str>`, or `Completion`), sync or async, optionally with a second parameter such as `Context` or `State<T>`"
 )]
 pub trait Completer<M>: Send + Sync + 'static {
     /// Completes.
-    fn complete(&self, request: CompletionRequest) -> BoxFuture<Completion>;
+    fn complete(&self, request: CompletionRequest, cx: Context) -> BoxFuture<Completion>;
 }
 
 #[doc(hidden)]
@@ -106,7 +113,7 @@ where
     F: Fn(CompletionRequest) -> R + Send + Sync + 'static,
     R: IntoCompletion,
 {
-    fn complete(&self, request: CompletionRequest) -> BoxFuture<Completion> {
+    fn complete(&self, request: CompletionRequest, _: Context) -> BoxFuture<Completion> {
         let c = self(request).into_completion();
         Box::pin(std::future::ready(c))
     }
@@ -118,23 +125,48 @@ where
     Fut: Future + Send + 'static,
     Fut::Output: IntoCompletion,
 {
-    fn complete(&self, request: CompletionRequest) -> BoxFuture<Completion> {
+    fn complete(&self, request: CompletionRequest, _: Context) -> BoxFuture<Completion> {
         let fut = self(request);
+        Box::pin(async move { fut.await.into_completion() })
+    }
+}
+
+impl<F, E, R> Completer<(SyncCompleter, E, R)> for F
+where
+    F: Fn(CompletionRequest, E) -> R + Send + Sync + 'static,
+    E: FromContext,
+    R: IntoCompletion,
+{
+    fn complete(&self, request: CompletionRequest, cx: Context) -> BoxFuture<Completion> {
+        let c = self(request, E::from_context(&cx)).into_completion();
+        Box::pin(std::future::ready(c))
+    }
+}
+
+impl<F, E, Fut> Completer<(AsyncCompleter, E, Fut)> for F
+where
+    F: Fn(CompletionRequest, E) -> Fut + Send + Sync + 'static,
+    E: FromContext,
+    Fut: Future + Send + 'static,
+    Fut::Output: IntoCompletion,
+{
+    fn complete(&self, request: CompletionRequest, cx: Context) -> BoxFuture<Completion> {
+        let fut = self(request, E::from_context(&cx));
         Box::pin(async move { fut.await.into_completion() })
     }
 }
 
 /// A completer with its marker erased.
 pub trait ErasedCompleter: Send + Sync {
-    /// Completes.
-    fn complete(&self, request: CompletionRequest) -> BoxFuture<Completion>;
+    /// Completes, for the request `cx` serves.
+    fn complete(&self, request: CompletionRequest, cx: Context) -> BoxFuture<Completion>;
 }
 
 struct Erased<C, M>(C, std::marker::PhantomData<fn() -> M>);
 
 impl<C: Completer<M>, M: 'static> ErasedCompleter for Erased<C, M> {
-    fn complete(&self, request: CompletionRequest) -> BoxFuture<Completion> {
-        self.0.complete(request)
+    fn complete(&self, request: CompletionRequest, cx: Context) -> BoxFuture<Completion> {
+        self.0.complete(request, cx)
     }
 }
 
@@ -166,20 +198,33 @@ mod tests {
         }
     }
 
-    #[tokio::test]
-    async fn sync_and_async_completers() {
-        let c = completer(langs);
+    #[allow(clippy::needless_pass_by_value)]
+    fn for_caller(req: CompletionRequest, cx: Context) -> Vec<String> {
+        let who = cx.principal().map_or("anyone", |p| p.subject()).to_owned();
+        req.matching([who])
+    }
+
+    async fn with_state(
+        _: CompletionRequest,
+        names: crate::State<Vec<&'static str>>,
+    ) -> Vec<&'static str> {
+        names.to_vec()
+    }
+
+    #[test]
+    fn every_completer_shape_is_a_completer() {
+        // What each returns is checked over the wire (tests/runtime.rs, tests/security.rs).
+        let _ = [
+            completer(langs),
+            completer(slow),
+            completer(for_caller),
+            completer(with_state),
+        ];
         let req = CompletionRequest {
-            argument: "language".into(),
             value: "py".into(),
             ..Default::default()
         };
-        assert_eq!(
-            c.complete(req).await.values,
-            ["python", "pytorch", "Pyside"]
-        );
-        let c = completer(slow);
-        assert_eq!(c.complete(CompletionRequest::default()).await.values, ["a"]);
+        assert_eq!(langs(req), ["python", "pytorch", "Pyside"]);
     }
 
     #[test]

@@ -135,27 +135,9 @@ impl EventBus for SharedBus {
     }
 }
 
-/// Whether a change of `changed` concerns a subscription to `subscribed`: the same URI, or
-/// a sub-resource of it (`file:///dir` covers `file:///dir/a.txt`).
-pub(crate) fn uri_covers(subscribed: &str, changed: &str) -> bool {
-    changed == subscribed
-        || changed
-            .strip_prefix(subscribed)
-            .is_some_and(|rest| subscribed.ends_with('/') || rest.starts_with('/'))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sub_resources() {
-        assert!(uri_covers("file:///dir", "file:///dir"));
-        assert!(uri_covers("file:///dir", "file:///dir/a.txt"));
-        assert!(uri_covers("file:///dir/", "file:///dir/a.txt"));
-        assert!(!uri_covers("file:///dir", "file:///directory"));
-        assert!(!uri_covers("file:///dir/a.txt", "file:///dir"));
-    }
 
     #[tokio::test]
     async fn slow_receivers_lag_instead_of_growing() {

@@ -21,6 +21,7 @@ mod render;
 mod session;
 mod subscriptions;
 mod telemetry;
+mod watch;
 
 mod catalog;
 pub mod middleware;

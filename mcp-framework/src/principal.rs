@@ -301,19 +301,18 @@ impl Requirement {
         self.scopes.is_empty()
     }
 
-    /// What `principal` may do with the item. A request without a principal comes from a
-    /// server without authorization (stdio, or HTTP with none configured): nothing is
-    /// checked.
+    /// What a caller granted `scopes` may do with the item; `None`: nothing is checked
+    /// (a caller the server trusts with every scope).
     pub(crate) fn access(
         &self,
-        principal: Option<&Principal>,
+        scopes: Option<&Scopes>,
         rules: &ScopeRules,
         default: ScopePolicy,
     ) -> Access {
-        let Some(principal) = principal else {
+        let Some(scopes) = scopes else {
             return Access::Granted;
         };
-        if self.is_open() || rules.missing(principal.scopes(), &self.scopes).is_empty() {
+        if self.is_open() || rules.missing(scopes, &self.scopes).is_empty() {
             return Access::Granted;
         }
         match self.policy.unwrap_or(default) {
@@ -321,6 +320,31 @@ impl Requirement {
             ScopePolicy::Challenge => {
                 Access::Challenge(self.scopes.iter().map(|s| s.to_string()).collect())
             }
+        }
+    }
+}
+
+/// What a request without a [`Principal`] may do with items that require scopes: over
+/// stdio, over HTTP without authorization, or past an application's own "optional" login
+/// layer that lets anonymous callers through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Unauthenticated {
+    /// It holds no scopes: scoped items are challenged or hidden (by their policy). The
+    /// default.
+    #[default]
+    NoScopes,
+    /// It holds every scope (the server's own opt-out, for a trusted local transport).
+    EveryScope,
+}
+
+impl Unauthenticated {
+    /// The scopes a caller holds: its principal's, or none, or (opted out) unchecked.
+    pub(crate) fn scopes_of(self, principal: Option<&Principal>) -> Option<&Scopes> {
+        static NONE: Scopes = Scopes(BTreeSet::new());
+        match (principal, self) {
+            (Some(p), _) => Some(p.scopes()),
+            (None, Self::NoScopes) => Some(&NONE),
+            (None, Self::EveryScope) => None,
         }
     }
 }
@@ -375,20 +399,27 @@ mod tests {
         };
         let reader = Principal::new("r").with_scopes(["notes:read"]);
         let both = Principal::new("b").with_scopes(["notes", "profile"]);
+        let of = |p| Unauthenticated::NoScopes.scopes_of(p);
         assert_eq!(
-            need.access(Some(&reader), &rules, ScopePolicy::Challenge),
+            need.access(of(Some(&reader)), &rules, ScopePolicy::Challenge),
             Access::Challenge(vec!["notes:read".into(), "profile:read".into()])
         );
         assert_eq!(
-            need.access(Some(&reader), &rules, ScopePolicy::Hide),
+            need.access(of(Some(&reader)), &rules, ScopePolicy::Hide),
             Access::Hidden
         );
         assert_eq!(
-            need.access(Some(&both), &rules, ScopePolicy::Hide),
+            need.access(of(Some(&both)), &rules, ScopePolicy::Hide),
             Access::Granted
         );
+        // No principal: no scopes, unless the server grants every scope to such callers.
         assert_eq!(
-            need.access(None, &rules, ScopePolicy::Hide),
+            need.access(of(None), &rules, ScopePolicy::Hide),
+            Access::Hidden
+        );
+        let trusted = Unauthenticated::EveryScope.scopes_of(None);
+        assert_eq!(
+            need.access(trusted, &rules, ScopePolicy::Hide),
             Access::Granted
         );
         assert!(Requirement::valid_scope("notes:read"));

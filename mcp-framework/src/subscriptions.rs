@@ -11,17 +11,19 @@ use serde_json::value::RawValue;
 use tokio::sync::broadcast::{self, error::RecvError};
 
 use crate::admission::{Refusal, Slot};
-use crate::events::{ChangeEvent, EventBus as _, TaskEvent, uri_covers};
+use crate::events::{ChangeEvent, EventBus as _, TaskEvent};
 use crate::peer::PeerId;
+use crate::principal::Principal;
 use crate::protocol::jsonrpc::{Request, notification_message};
 use crate::protocol::{
-    CancelledNotificationParams, ErrorObject, JsonObject, NotificationParams, RequestId,
-    ResourceUpdatedNotificationParams, SubscriptionFilter,
+    CancelledNotificationParams, ErrorObject, JsonObject, NotificationParams, ProtocolVersion,
+    RequestId, ResourceUpdatedNotificationParams, SubscriptionFilter,
     SubscriptionsAcknowledgedNotificationParams, TaskStatusNotificationParams, keys,
 };
 use crate::render;
 use crate::runtime::state::ServerInner;
 use crate::tasks::live::Watching;
+use crate::watch::Watched;
 
 /// The params of a listen request this module reads (`_meta` is skipped).
 #[derive(Deserialize)]
@@ -57,8 +59,11 @@ pub(crate) enum ListenEvent {
 #[derive(Debug)]
 pub(crate) struct Listen {
     pub(crate) id: RequestId,
-    /// The notifications honored (what was asked and the server supports).
+    /// The notifications honored (what was asked and the server supports), but for the
+    /// resources: those are in `watched`.
     filter: SubscriptionFilter,
+    /// The resources whose updates it asked for (`None`: none).
+    watched: Option<Watched>,
     rx: broadcast::Receiver<ChangeEvent>,
     server: Arc<ServerInner>,
     /// When the server ends the subscription on its own (its maximum lifetime).
@@ -80,17 +85,21 @@ pub(crate) enum OpenError {
     Params(ErrorObject),
     /// The server or this client holds its maximum of streams.
     Refused(Refusal),
+    /// A resource subscription was refused (see [`watch`](crate::watch)).
+    Resources(ErrorObject),
 }
 
 impl Listen {
-    /// Opens a subscription for a `subscriptions/listen` request: honors what the server
-    /// supports and starts receiving changes right away (before the acknowledgement is
-    /// sent, so nothing between the two is lost).
+    /// Opens a subscription for a `subscriptions/listen` request from `principal`: honors
+    /// what the server supports, checks every resource URI as a subscription (see
+    /// [`watch`](crate::watch)) and starts receiving changes right away (before the
+    /// acknowledgement is sent, so nothing between the two is lost).
     pub(crate) fn open(
         server: &Arc<ServerInner>,
         request: &Request,
         params: Option<&RawValue>,
         peer: Option<&PeerId>,
+        principal: Option<&Principal>,
         tasks: TaskListen,
     ) -> Result<Self, OpenError> {
         let view: ListenView =
@@ -107,12 +116,23 @@ impl Listen {
                 serde_json::json!({"extensions": {keys::TASKS_EXTENSION: {}}}),
             )));
         }
+        let caps = &server.capabilities;
+        let mut wanted = view.notifications;
+        let subscribes = caps
+            .resources
+            .as_ref()
+            .is_some_and(|r| r.subscribe == Some(true));
+        let watched = match wanted.resource_subscriptions.take() {
+            Some(uris) if subscribes => Some(
+                Watched::of_list(server, principal.cloned(), ProtocolVersion::LATEST, uris)
+                    .map_err(OpenError::Resources)?,
+            ),
+            _ => None,
+        };
         let slot = server
             .listen_slots
             .admit(peer)
             .map_err(OpenError::Refused)?;
-        let caps = &server.capabilities;
-        let wanted = view.notifications;
         let honor = |asked: Option<bool>, supported: bool| {
             (asked == Some(true) && supported).then_some(true)
         };
@@ -135,11 +155,7 @@ impl Listen {
                     .as_ref()
                     .is_some_and(|t| t.list_changed == Some(true)),
             ),
-            resource_subscriptions: wanted.resource_subscriptions.filter(|_| {
-                caps.resources
-                    .as_ref()
-                    .is_some_and(|r| r.subscribe == Some(true))
-            }),
+            resource_subscriptions: None,
             task_ids: wanted
                 .task_ids
                 .filter(|ids| server.tasks.is_some() && !ids.is_empty())
@@ -158,6 +174,7 @@ impl Listen {
         Ok(Self {
             id: request.id.clone(),
             filter,
+            watched,
             rx: server.bus.subscribe(),
             server: server.clone(),
             deadline: server
@@ -182,8 +199,10 @@ impl Listen {
 
     /// `notifications/subscriptions/acknowledged`, the first message of the subscription.
     pub(crate) fn acknowledgement(&self) -> Bytes {
+        let mut notifications = self.filter.clone();
+        notifications.resource_subscriptions = self.watched.as_ref().map(Watched::uris);
         let params = SubscriptionsAcknowledgedNotificationParams {
-            notifications: self.filter.clone(),
+            notifications,
             meta: self.tag(),
         };
         Bytes::from(notification_message(
@@ -205,11 +224,8 @@ impl Listen {
                 "notifications/resources/list_changed"
             }
             ChangeEvent::ResourceUpdated(uri) => {
-                let subscribed = f
-                    .resource_subscriptions
-                    .as_ref()
-                    .is_some_and(|subs| subs.iter().any(|s| uri_covers(s, uri)));
-                if !subscribed {
+                let hears = (self.watched.as_ref()).is_some_and(|w| w.hears(&self.server, uri));
+                if !hears {
                     return None;
                 }
                 let params = ResourceUpdatedNotificationParams {

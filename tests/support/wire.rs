@@ -236,15 +236,21 @@ impl Listener {
         Self::open_request(r, &body).await
     }
 
+    /// Reads the SSE stream of `resp` (a legacy session's `GET` stream, say), message by
+    /// message.
+    pub fn follow(resp: reqwest::Response) -> Self {
+        Self {
+            stream: resp.bytes_stream().boxed(),
+            buffer: String::new(),
+        }
+    }
+
     /// Sends this `subscriptions/listen` request (its own `_meta`) and waits for the
     /// acknowledgement.
     pub async fn open_request(r: &Running, body: &Value) -> Self {
         let resp = post(r, body).send().await.unwrap();
         assert_eq!(resp.status(), 200);
-        let mut listener = Self {
-            stream: resp.bytes_stream().boxed(),
-            buffer: String::new(),
-        };
+        let mut listener = Self::follow(resp);
         let ack = listener
             .next(std::time::Duration::from_secs(5))
             .await

@@ -1,26 +1,22 @@
-//! Scope checks: what the caller of a request may do with the item it names (its
-//! [`Requirement`] against the request's principal and the server's rules), and the reply
-//! refusing a call that lacks scopes.
+//! Scope checks: what the caller of a request may do with the item it names (the server's
+//! one rule, [`ServerInner::access`]), and the replies refusing it: a hidden item is
+//! answered exactly like an unknown one, an item whose scopes the caller lacks with the
+//! `403` step-up challenge. Every method that names an item passes [`admit`]: calls, gets,
+//! reads, completions and subscriptions.
 
+use crate::catalog::{Catalog, FoundResource};
 use crate::principal::{Access, Principal, Requirement};
+use crate::protocol::ErrorObject;
 use crate::protocol::jsonrpc::Request;
-use crate::protocol::{ErrorObject, codes};
 use crate::runtime::state::ServerInner;
-use crate::telemetry::target;
 
 use super::carrier::Carrier;
 use super::reply::{Failure, Reply};
+use super::views::{CompleteView, RefView, UriView, parse};
 
 /// What the caller behind `carrier` may do with an item requiring `requirement`.
 pub(super) fn check(server: &ServerInner, carrier: &Carrier, requirement: &Requirement) -> Access {
-    if requirement.is_open() {
-        return Access::Granted;
-    }
-    requirement.access(
-        carrier.principal(),
-        &server.config.scope_rules,
-        server.config.scope_policy,
-    )
+    server.access(carrier.principal(), requirement)
 }
 
 /// Whether the caller may see the item (a hidden one is not listed, and not found).
@@ -28,46 +24,114 @@ pub(super) fn visible(server: &ServerInner, carrier: &Carrier, requirement: &Req
     check(server, carrier, requirement) != Access::Hidden
 }
 
-/// The refusal, before it runs, of a `tools/call`, `prompts/get` or `resources/read` of a
-/// concrete resource whose caller lacks the item's scopes: legacy HTTP answers it with a
-/// `403` before the request's response stream starts. (Calls it lets through are checked
-/// again, as every call is, when they run.)
+/// Lets the caller through to an item requiring `requirement`, or refuses it: a hidden item
+/// with `unknown` (what a name that is not there gets), a lacking one with the challenge.
+pub(super) fn admit(
+    server: &ServerInner,
+    carrier: &Carrier,
+    requirement: &Requirement,
+    unknown: impl FnOnce() -> Reply,
+) -> Result<(), Reply> {
+    match check(server, carrier, requirement) {
+        Access::Granted => Ok(()),
+        Access::Hidden => Err(unknown()),
+        Access::Challenge(scopes) => Err(Reply::Error(
+            ErrorObject::insufficient_scope(scopes),
+            Failure::Forbidden,
+        )),
+    }
+}
+
+/// The item a completion reference names: a prompt by name, or a resource template by its
+/// URI template (else a concrete resource, which has nothing to complete). `None`: nothing
+/// the caller may see.
+pub(super) fn completion_target<'c>(
+    catalog: &'c Catalog,
+    reference: &RefView,
+    visible: impl Fn(&Requirement) -> bool,
+) -> Option<CompletionTarget<'c>> {
+    match reference {
+        RefView::Prompt { name } => catalog
+            .prompt(name)
+            .filter(|p| visible(&p.requirement))
+            .map(CompletionTarget::Prompt),
+        RefView::Resource { uri } => {
+            if let Some(t) = catalog.template(uri).filter(|t| visible(&t.requirement)) {
+                return Some(CompletionTarget::Template(t));
+            }
+            catalog
+                .resource(uri)
+                .filter(|r| visible(&r.requirement))
+                .map(|r| CompletionTarget::Resource(&r.requirement))
+        }
+    }
+}
+
+/// What a completion reference names (see [`completion_target`]).
+pub(super) enum CompletionTarget<'c> {
+    Prompt(&'c std::sync::Arc<crate::registry::entry::PromptEntry>),
+    Template(&'c std::sync::Arc<crate::registry::entry::TemplateEntry>),
+    /// A concrete resource: its requirement (it has no variables to complete).
+    Resource(&'c Requirement),
+}
+
+impl CompletionTarget<'_> {
+    pub(super) fn requirement(&self) -> &Requirement {
+        match self {
+            Self::Prompt(p) => &p.requirement,
+            Self::Template(t) => &t.requirement,
+            Self::Resource(r) => r,
+        }
+    }
+}
+
+/// The requirement of the item `request` names, as its caller would reach it (hidden items
+/// are not found): `tools/call`, `prompts/get`, `resources/read`, `resources/subscribe` and
+/// `completion/complete`.
+fn named_requirement(
+    server: &ServerInner,
+    catalog: &Catalog,
+    request: &Request,
+    principal: Option<&Principal>,
+) -> Option<Requirement> {
+    let params = request.params.as_deref();
+    let visible = |r: &Requirement| server.access(principal, r) != Access::Hidden;
+    let resource = |uri: &str| {
+        catalog
+            .find_resource(uri, visible)
+            .map(|f: FoundResource| f.requirement().clone())
+    };
+    match request.method.as_str() {
+        "tools/call" => {
+            let name = crate::telemetry::target::of("tools/call", params)?;
+            catalog.tool(&name).map(|e| e.requirement.clone())
+        }
+        "prompts/get" => {
+            let name = crate::telemetry::target::of("prompts/get", params)?;
+            catalog.prompt(&name).map(|e| e.requirement.clone())
+        }
+        "resources/read" | "resources/subscribe" => resource(&parse::<UriView>(params).ok()?.uri),
+        "completion/complete" => {
+            let view = parse::<CompleteView>(params).ok()?;
+            completion_target(catalog, &view.reference, visible).map(|t| t.requirement().clone())
+        }
+        _ => None,
+    }
+}
+
+/// The refusal, before it runs, of a request naming an item whose scopes its caller lacks:
+/// legacy HTTP answers it with a `403` before the request's response stream starts. (Calls
+/// it lets through are checked again, as every call is, when they run.)
 #[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub(crate) fn refusal_before_running(
     server: &ServerInner,
     request: &Request,
     principal: Option<&Principal>,
 ) -> Option<ErrorObject> {
-    let principal = principal?;
-    let target = target::of(&request.method, request.params.as_deref())?;
     let catalog = server.catalog.load();
-    let requirement = match request.method.as_str() {
-        "tools/call" => catalog.tool(&target).map(|e| &e.requirement),
-        "prompts/get" => catalog.prompt(&target).map(|e| &e.requirement),
-        _ => catalog.resource(&target).map(|e| &e.requirement),
-    }?;
-    let rules = &server.config.scope_rules;
-    match requirement.access(Some(principal), rules, server.config.scope_policy) {
-        Access::Challenge(scopes) => match insufficient_scope(scopes) {
-            Reply::Error(e, _) => Some(e),
-            _ => None,
-        },
+    let requirement = named_requirement(server, &catalog, request, principal)?;
+    match server.access(principal, &requirement) {
+        Access::Challenge(scopes) => Some(ErrorObject::insufficient_scope(scopes)),
         _ => None,
     }
-}
-
-/// The refusal of a call whose token lacks `scopes` (HTTP: `403` with a step-up challenge).
-pub(super) fn insufficient_scope(scopes: Vec<String>) -> Reply {
-    let message = format!(
-        "Forbidden: this needs the scope{} {}",
-        if scopes.len() == 1 { "" } else { "s" },
-        scopes.join(" ")
-    );
-    let mut data = serde_json::Map::new();
-    data.insert("requiredScopes".to_owned(), serde_json::Value::from(scopes));
-    Reply::Error(
-        ErrorObject::new(codes::INSUFFICIENT_SCOPE, message)
-            .with_data(serde_json::Value::Object(data)),
-        Failure::Forbidden,
-    )
 }

@@ -20,10 +20,11 @@ use super::reply::Reply;
 use super::run::{Invocation, as_handler, execute, prepare, read};
 use super::task;
 use super::tool::{ToolRun, run_tool};
-use super::views::{CallView, GetPromptView, ReadView, check_uri, parse};
+use super::views::{CallView, GetPromptView, ReadView, parse};
+use crate::catalog::FoundResource;
 use crate::middleware::{self, Call, CallOutput, Item, Method};
 use crate::outcome::coerce_strings;
-use crate::principal::{Access, Requirement};
+use crate::principal::Requirement;
 use crate::protocol::jsonrpc::Request;
 use crate::protocol::{
     CacheScope, ErrorObject, GetPromptResult, ProtocolVersion, ResourceContents, codes,
@@ -60,11 +61,7 @@ pub(super) fn call_tool(
     if !entry.model_visible && !crate::apps::client_renders(&era.caps) {
         return Err(unknown(&view.name));
     }
-    match access::check(server, &carrier, &entry.requirement) {
-        Access::Granted => {}
-        Access::Hidden => return Err(unknown(&view.name)),
-        Access::Challenge(scopes) => return Err(access::insufficient_scope(scopes)),
-    }
+    access::admit(server, &carrier, &entry.requirement, || unknown(&view.name))?;
     let version = era.version;
     let arguments = view.arguments.unwrap_or_else(|| Value::Object(Map::new()));
     #[cfg(feature = "http")]
@@ -133,10 +130,10 @@ pub(super) async fn get_prompt(
         return unknown(&view.name);
     };
     drop(catalog);
-    match access::check(server, &carrier, &entry.requirement) {
-        Access::Granted => {}
-        Access::Hidden => return unknown(&view.name),
-        Access::Challenge(scopes) => return access::insufficient_scope(scopes),
+    if let Err(refused) =
+        access::admit(server, &carrier, &entry.requirement, || unknown(&view.name))
+    {
+        return refused;
     }
     let version = era.version;
     let raw_args = view.arguments.unwrap_or_default();
@@ -186,18 +183,11 @@ pub(super) async fn get_prompt(
 }
 
 fn resource_not_found(version: ProtocolVersion, uri: &str) -> Reply {
-    let code = if version.is_modern() {
-        codes::INVALID_PARAMS
-    } else {
-        codes::LEGACY_RESOURCE_NOT_FOUND
-    };
-    Reply::error(
-        ErrorObject::new(code, format!("Resource not found: {uri}"))
-            .with_data(serde_json::json!({"uri": uri})),
-    )
+    Reply::error(ErrorObject::resource_not_found_in(version, uri))
 }
 
-/// The concrete resource, or the template and the variables it matched, a URI names.
+/// The concrete resource, or the template and the variables it matched (coerced to its
+/// schema's types), a URI names.
 enum Found {
     Fixed(Arc<ResourceEntry>),
     Template(Arc<TemplateEntry>, Map<String, Value>),
@@ -213,36 +203,29 @@ pub(super) async fn read_resource(
         Ok(v) => v,
         Err(e) => return Reply::bad(e),
     };
-    if let Err(e) = check_uri(server, &view.uri) {
+    if let Err(e) = server.check_uri(&view.uri) {
         return Reply::bad(e);
     }
     let version = era.version;
-    let catalog = server.catalog.load();
-    // A resource hidden from the caller is not there: a template may still match.
     let visible = |r: &Requirement| access::visible(server, &carrier, r);
-    let found = if let Some(entry) = catalog
-        .resource(&view.uri)
-        .filter(|e| visible(&e.requirement))
-    {
-        Found::Fixed(entry.clone())
-    } else if let Some((entry, vars)) = catalog
-        .templates
-        .iter()
-        .filter(|t| visible(&t.requirement))
-        .find_map(|t| t.matcher.match_uri(&view.uri).map(|vars| (t, vars)))
-    {
-        let variables = coerce_strings(&entry.variables_schema, vars);
-        Found::Template(entry.clone(), variables)
-    } else {
+    let Some(found) = server.catalog.load().find_resource(&view.uri, visible) else {
         return resource_not_found(version, &view.uri);
     };
-    drop(catalog);
+    let found = match found {
+        FoundResource::Fixed(e) => Found::Fixed(e),
+        FoundResource::Template(e, vars) => {
+            let variables = coerce_strings(&e.variables_schema, vars);
+            Found::Template(e, variables)
+        }
+    };
     let (cache, layers, requirement) = match &found {
         Found::Fixed(e) => (e.cache, &e.layers, &e.requirement),
         Found::Template(e, _) => (e.cache, &e.layers, &e.requirement),
     };
-    if let Access::Challenge(scopes) = access::check(server, &carrier, requirement) {
-        return access::insufficient_scope(scopes);
+    if let Err(refused) = access::admit(server, &carrier, requirement, || {
+        resource_not_found(version, &view.uri)
+    }) {
+        return refused;
     }
     let mut cache = cache.apply(server.config.cache.read);
     if !requirement.is_open() {

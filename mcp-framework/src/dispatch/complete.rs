@@ -6,86 +6,99 @@ use std::sync::Arc;
 
 use futures_util::FutureExt as _;
 use serde_json::Value;
-use serde_json::value::RawValue;
 
+use super::access::{self, CompletionTarget, completion_target};
+use super::carrier::Carrier;
 use super::era::Era;
 use super::reply::Reply;
-use super::run::{handler_panicked, panic_message};
-use super::views::{CompleteView, RefView, check_uri, parse};
+use super::run::{context, handler_panicked, panic_message};
+use super::views::{CompleteView, RefView, parse};
 use crate::completion::{CompletionRequest, cap};
+use crate::context::Asker;
+use crate::principal::Requirement;
+use crate::protocol::jsonrpc::Request;
 use crate::protocol::{Completion, ErrorObject, JsonObject};
 use crate::render;
 use crate::runtime::state::ServerInner;
 use crate::schema;
 
+/// Answers `completion/complete`. The prompt or template its reference names passes the
+/// same access check as `prompts/get` and `resources/read` (a hidden one is unknown, a
+/// caller without its scopes is challenged) before its completer runs, with the request's
+/// [`Context`](crate::Context).
 pub(super) async fn complete(
     server: &Arc<ServerInner>,
-    era: &Era,
-    params: Option<&RawValue>,
+    request: Request,
+    era: Era,
+    carrier: Carrier,
 ) -> Reply {
-    let view: CompleteView = match parse(params) {
+    let view: CompleteView = match parse(request.params.as_deref()) {
         Ok(v) => v,
         Err(e) => return Reply::bad(e),
     };
-    let request = CompletionRequest {
+    let request_values = CompletionRequest {
         argument: view.argument.name.clone(),
         value: view.argument.value,
         context: view.context.unwrap_or_default().arguments,
     };
     if let RefView::Resource { uri } = &view.reference
-        && let Err(e) = check_uri(server, uri)
+        && let Err(e) = server.check_uri(uri)
     {
         return Reply::bad(e);
     }
+    let unknown = || {
+        Reply::error(ErrorObject::invalid_params(match &view.reference {
+            RefView::Prompt { name } => format!("Unknown prompt: {name}"),
+            RefView::Resource { uri } => format!("Unknown resource template: {uri}"),
+        }))
+    };
     let catalog = server.catalog.load();
-    let (completer, schema) = match &view.reference {
-        RefView::Prompt { name } => match catalog.prompt(name) {
-            Some(p) => (
-                p.completers.get(&view.argument.name).cloned(),
-                p.arguments_schema.clone(),
-            ),
-            None => {
-                return Reply::error(ErrorObject::invalid_params(format!(
-                    "Unknown prompt: {name}"
-                )));
-            }
-        },
-        RefView::Resource { uri } => match catalog.template(uri) {
-            Some(t) => (
-                t.completers.get(&view.argument.name).cloned(),
-                t.variables_schema.clone(),
-            ),
-            None if catalog.resource(uri).is_some() => (None, Default::default()),
-            None => {
-                return Reply::error(ErrorObject::invalid_params(format!(
-                    "Unknown resource template: {uri}"
-                )));
-            }
-        },
+    let visible = |r: &Requirement| access::visible(server, &carrier, r);
+    let Some(target) = completion_target(&catalog, &view.reference, visible) else {
+        return unknown();
+    };
+    if let Err(refused) = access::admit(server, &carrier, target.requirement(), unknown) {
+        return refused;
+    }
+    let argument = &view.argument.name;
+    let (completer, schema) = match target {
+        CompletionTarget::Prompt(p) => (
+            p.completers.get(argument).cloned(),
+            p.arguments_schema.clone(),
+        ),
+        CompletionTarget::Template(t) => (
+            t.completers.get(argument).cloned(),
+            t.variables_schema.clone(),
+        ),
+        CompletionTarget::Resource(_) => (None, JsonObject::default()),
     };
     drop(catalog);
+    let version = era.version;
     let completion = match completer {
-        Some(c) => match AssertUnwindSafe(c.complete(request)).catch_unwind().await {
-            Ok(c) => c,
-            Err(p) => {
-                return Reply::error(handler_panicked(
-                    "completer",
-                    &view.argument.name,
-                    &panic_message(&*p),
-                ));
+        Some(c) => {
+            let cancel = carrier.cancel.clone();
+            let cx = context(server, request.id, era, carrier, Asker::None, cancel, None);
+            match AssertUnwindSafe(c.complete(request_values, cx))
+                .catch_unwind()
+                .await
+            {
+                Ok(c) => c,
+                Err(p) => {
+                    return Reply::error(handler_panicked(
+                        "completer",
+                        argument,
+                        &panic_message(&*p),
+                    ));
+                }
             }
-        },
+        }
         None => Completion {
-            values: request.matching(enum_values(&schema, &view.argument.name)),
+            values: request_values.matching(enum_values(&schema, argument)),
             total: None,
             has_more: None,
         },
     };
-    Reply::Result(render::completion_result(
-        server,
-        era.version,
-        cap(completion),
-    ))
+    Reply::Result(render::completion_result(server, version, cap(completion)))
 }
 
 /// Values of a schema property's `enum` (or `oneOf` consts), for completion without a

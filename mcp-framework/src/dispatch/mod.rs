@@ -35,7 +35,7 @@ pub(crate) use carrier::Carrier;
 pub(crate) use reply::{Failure, Reply};
 
 use self::era::Era;
-use self::views::{ListView, SetLevelView, UriView, check_uri, parse};
+use self::views::{ListView, SetLevelView, UriView, parse};
 use crate::admission::Refusal;
 use crate::cache::{ListKind, decode_cursor};
 use crate::inflight::InFlight;
@@ -44,7 +44,7 @@ use crate::protocol::meta::{RequestMeta, read_request_meta};
 use crate::protocol::{CancelledNotificationParams, ErrorObject, LoggingLevel};
 use crate::render;
 use crate::runtime::state::ServerInner;
-use crate::session::legacy::{LegacySession, MAX_SUBSCRIPTIONS};
+use crate::session::legacy::LegacySession;
 use crate::subscriptions::{Listen, OpenError, TaskListen};
 use crate::telemetry;
 use crate::telemetry::propagation::TraceContext;
@@ -173,9 +173,7 @@ fn route(
         },
         "prompts/get" => boxed(call::get_prompt(server, request, era, carrier)),
         "resources/read" => boxed(call::read_resource(server, request, era, carrier)),
-        "completion/complete" => {
-            boxed(async move { complete::complete(server, &era, request.params.as_deref()).await })
-        }
+        "completion/complete" => boxed(complete::complete(server, request, era, carrier)),
         "tasks/get" | "tasks/update" | "tasks/cancel" if !legacy && server.tasks.is_some() => {
             boxed(async move {
                 let tasks = server.tasks.as_ref().expect("tasks");
@@ -209,9 +207,11 @@ fn answer(server: &Arc<ServerInner>, request: &Request, era: &Era, carrier: &Car
                 declared: task::declared(era),
                 owner: carrier.principal().map(|p| p.subject().to_owned()),
             };
-            match Listen::open(server, request, params, carrier.peer.as_ref(), tasks) {
+            let (peer, principal) = (carrier.peer.as_ref(), carrier.principal());
+            match Listen::open(server, request, params, peer, principal, tasks) {
                 Ok(listen) => Reply::Listen(Box::new(listen)),
                 Err(OpenError::Params(e)) => Reply::bad(e),
+                Err(OpenError::Resources(e)) => subscription_refused(e),
                 Err(OpenError::Refused(Refusal::PeerFull(e))) => Reply::Error(e, Failure::Busy),
                 Err(OpenError::Refused(Refusal::Full(e))) => Reply::Error(e, Failure::Unavailable),
             }
@@ -237,18 +237,13 @@ fn answer(server: &Arc<ServerInner>, request: &Request, era: &Era, carrier: &Car
         {
             match (parse::<UriView>(params), &era.session) {
                 (Ok(v), Some(session)) => {
-                    if let Err(e) = check_uri(server, &v.uri) {
-                        return Reply::bad(e);
-                    }
-                    let mut subs = session.subscriptions.lock().expect("subscriptions");
+                    let mut watched = session.subscriptions.lock().expect("subscriptions");
                     if method == "resources/unsubscribe" {
-                        subs.remove(&v.uri);
-                    } else if subs.len() >= MAX_SUBSCRIPTIONS && !subs.contains(&v.uri) {
-                        return Reply::error(ErrorObject::invalid_params(format!(
-                            "A session subscribes to at most {MAX_SUBSCRIPTIONS} resources"
-                        )));
-                    } else {
-                        subs.insert(v.uri);
+                        watched.remove(&v.uri);
+                    } else if let Err(e) =
+                        watched.subscribe(server, carrier.principal().cloned(), era.version, v.uri)
+                    {
+                        return subscription_refused(e);
                     }
                     Reply::Result(render::empty())
                 }
@@ -262,6 +257,16 @@ fn answer(server: &Arc<ServerInner>, request: &Request, era: &Era, carrier: &Car
             "initialize is only valid as the first request of a legacy session",
         )),
         _ => Reply::Error(ErrorObject::method_not_found(method), Failure::NotFound),
+    }
+}
+
+/// A refused resource subscription: a challenge for scopes the caller lacks (HTTP 403),
+/// else an answered error (an unknown resource, a limit).
+fn subscription_refused(e: ErrorObject) -> Reply {
+    if e.code == crate::protocol::codes::INSUFFICIENT_SCOPE {
+        Reply::Error(e, Failure::Forbidden)
+    } else {
+        Reply::error(e)
     }
 }
 
@@ -307,11 +312,11 @@ fn list(
 /// `initialize`: opens a legacy session (for the transport to keep) with its session-wide
 /// stream `outbound`, and renders the result.
 pub(crate) fn open_session(
-    server: &ServerInner,
+    server: &Arc<ServerInner>,
     params: Option<&RawValue>,
     outbound: Option<mpsc::Sender<Bytes>>,
 ) -> Result<(Arc<LegacySession>, Bytes), ErrorObject> {
-    let session = LegacySession::open(params, &server.config, &server.bus, outbound)?;
+    let session = LegacySession::open(params, server, outbound)?;
     let result = render::initialize_result(server, session.version);
     Ok((session, result))
 }

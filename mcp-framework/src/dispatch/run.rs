@@ -94,17 +94,36 @@ pub(super) fn prepare<'a>(
     } else {
         (Asker::None, None)
     };
-    let transport = carrier.transport();
     let (cancel, request_cancel) = if layered {
-        (carrier.cancel.child_token(), Some(carrier.cancel))
+        (carrier.cancel.child_token(), Some(carrier.cancel.clone()))
     } else {
-        (carrier.cancel, None)
+        (carrier.cancel.clone(), None)
     };
-    let cx = Context::new(ContextInner {
+    let cx = context(server, id, era, carrier, asker, cancel, task);
+    Ok(Prepared {
+        cx,
+        request_cancel,
+        arguments,
+        method: call.method,
+        name: call.name,
+    })
+}
+
+/// The [`Context`] of a request, asking through `asker` and cancelled by `cancel`.
+pub(super) fn context(
+    server: &Arc<ServerInner>,
+    id: RequestId,
+    era: Era,
+    carrier: Carrier,
+    asker: Asker,
+    cancel: CancellationToken,
+    task: Option<Arc<TaskSlot>>,
+) -> Context {
+    Context::new(ContextInner {
         server: server.clone(),
         request_id: id,
         version: era.version,
-        transport,
+        transport: carrier.transport(),
         client_capabilities: era.caps,
         client_info: era.client_info,
         meta: era.meta,
@@ -118,13 +137,6 @@ pub(super) fn prepare<'a>(
         suspension: Suspension::default(),
         fatal: Mutex::new(None),
         task,
-    });
-    Ok(Prepared {
-        cx,
-        request_cancel,
-        arguments,
-        method: call.method,
-        name: call.name,
     })
 }
 

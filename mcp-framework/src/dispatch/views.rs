@@ -1,6 +1,5 @@
 //! Views of the request params dispatch reads. `_meta` is not among their fields, so serde
-//! skips it instead of building it a second time (the era already read it). And the check
-//! every resource URI a request names passes first.
+//! skips it instead of building it a second time (the era already read it).
 
 use std::collections::BTreeMap;
 
@@ -9,7 +8,6 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::protocol::ErrorObject;
-use crate::runtime::state::ServerInner;
 
 /// Reads params into a view; a shape error is `-32602 Invalid params`.
 pub(super) fn parse<'a, T: Deserialize<'a>>(
@@ -99,18 +97,4 @@ pub(super) struct SetLevelView {
 #[derive(Deserialize)]
 pub(super) struct UriView {
     pub(super) uri: String,
-}
-
-/// Refuses a resource URI longer than the server accepts (`-32602`), before anything
-/// matches or stores it.
-pub(super) fn check_uri(server: &ServerInner, uri: &str) -> Result<(), ErrorObject> {
-    let max = server.config.max_uri_bytes;
-    if uri.len() > max {
-        return Err(ErrorObject::invalid_params(format!(
-            "The resource URI is {} bytes; this server accepts at most {max}",
-            uri.len()
-        ))
-        .with_data(serde_json::json!({ "maxUriBytes": max })));
-    }
-    Ok(())
 }

@@ -212,6 +212,34 @@ impl ErrorObject {
             .with_data(serde_json::json!({ "uri": uri }))
     }
 
+    /// A resource that does not exist, with the code of `version`'s era: `-32602` from
+    /// 2026-07-28 on, `-32002` before.
+    pub(crate) fn resource_not_found_in(
+        version: super::version::ProtocolVersion,
+        uri: &str,
+    ) -> Self {
+        let code = if version.is_modern() {
+            codes::INVALID_PARAMS
+        } else {
+            codes::LEGACY_RESOURCE_NOT_FOUND
+        };
+        Self::new(code, format!("Resource not found: {uri}"))
+            .with_data(serde_json::json!({ "uri": uri }))
+    }
+
+    /// `-32003`: the caller lacks `scopes` (every scope the item requires), listed in
+    /// `data.requiredScopes` (over HTTP: `403` with a step-up challenge for them).
+    pub(crate) fn insufficient_scope(scopes: Vec<String>) -> Self {
+        let message = format!(
+            "Forbidden: this needs the scope{} {}",
+            if scopes.len() == 1 { "" } else { "s" },
+            scopes.join(" ")
+        );
+        let mut data = serde_json::Map::new();
+        data.insert("requiredScopes".to_owned(), Value::from(scopes));
+        Self::new(codes::INSUFFICIENT_SCOPE, message).with_data(Value::Object(data))
+    }
+
     /// `-32020 HeaderMismatch`.
     pub fn header_mismatch(detail: impl fmt::Display) -> Self {
         Self::new(codes::HEADER_MISMATCH, format!("Header mismatch: {detail}"))

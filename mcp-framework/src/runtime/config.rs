@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use crate::cache::CacheConfig;
-use crate::principal::{ScopePolicy, ScopeRules};
+use crate::principal::{ScopePolicy, ScopeRules, Unauthenticated};
 use crate::schema_profile::SchemaProfile;
 
 /// Limits and settings that are not part of what the server serves.
@@ -34,6 +34,8 @@ pub(crate) struct Config {
     pub(crate) scope_rules: ScopeRules,
     /// What callers without an item's scopes see of it, unless the item chooses.
     pub(crate) scope_policy: ScopePolicy,
+    /// The scopes of a request without a principal.
+    pub(crate) unauthenticated: Unauthenticated,
     #[cfg(feature = "http")]
     pub(crate) http: HttpConfig,
 }
@@ -53,6 +55,7 @@ impl Default for Config {
             listen: ListenConfig::default(),
             scope_rules: ScopeRules::default(),
             scope_policy: ScopePolicy::default(),
+            unauthenticated: Unauthenticated::default(),
             #[cfg(feature = "http")]
             http: HttpConfig::default(),
         }
@@ -360,13 +363,15 @@ impl HttpConfig {
 /// [`ServerBuilder::listen`](crate::ServerBuilder::listen).
 ///
 /// Defaults: 10,000 open streams in all, 32 per client (an HTTP client address, a stdio
-/// connection), no lifetime limit.
+/// connection), no lifetime limit, 1,024 resource URIs per stream (and per legacy session's
+/// `resources/subscribe`).
 #[derive(Debug, Clone)]
 pub struct ListenConfig {
     pub(crate) enabled: bool,
     pub(crate) max_streams: usize,
     pub(crate) max_streams_per_peer: usize,
     pub(crate) max_lifetime: Option<Duration>,
+    pub(crate) max_resource_subscriptions: usize,
 }
 
 impl Default for ListenConfig {
@@ -376,6 +381,7 @@ impl Default for ListenConfig {
             max_streams: 10_000,
             max_streams_per_peer: 32,
             max_lifetime: None,
+            max_resource_subscriptions: 1024,
         }
     }
 }
@@ -416,6 +422,16 @@ impl ListenConfig {
     #[must_use]
     pub fn max_lifetime(mut self, lifetime: Duration) -> Self {
         self.max_lifetime = Some(lifetime);
+        self
+    }
+
+    /// The most resource URIs one subscriber watches: a listen stream's
+    /// `resourceSubscriptions` (more is refused with `-32602`, nothing is dropped silently),
+    /// and a legacy session's `resources/subscribe` set. Each URI is at most the server's
+    /// `max_uri_bytes` long, so a subscriber holds a bounded number of bytes.
+    #[must_use]
+    pub fn max_resource_subscriptions(mut self, max: usize) -> Self {
+        self.max_resource_subscriptions = max.max(1);
         self
     }
 }

@@ -15,7 +15,8 @@ use crate::catalog::Catalog;
 use crate::events::SharedBus;
 use crate::middleware::CallService;
 use crate::mrtr::Sealer;
-use crate::protocol::{Implementation, JsonObject, ServerCapabilities};
+use crate::principal::{Access, Principal, Requirement};
+use crate::protocol::{ErrorObject, Implementation, JsonObject, ServerCapabilities};
 use crate::registry::entry::ToolRules;
 use crate::skills::index::SkillIndex;
 use crate::tasks::live::Tasks;
@@ -57,6 +58,39 @@ pub(crate) type StateMap =
     std::collections::HashMap<std::any::TypeId, Arc<dyn std::any::Any + Send + Sync>>;
 
 impl ServerInner {
+    /// What the caller `principal` (none: an unauthenticated request) may do with an item
+    /// that requires `requirement`: the one access rule every request naming an item
+    /// passes (calls, gets, reads, completions, subscriptions, lists).
+    pub(crate) fn access(
+        &self,
+        principal: Option<&Principal>,
+        requirement: &Requirement,
+    ) -> Access {
+        if requirement.is_open() {
+            return Access::Granted;
+        }
+        let config = &self.config;
+        requirement.access(
+            config.unauthenticated.scopes_of(principal),
+            &config.scope_rules,
+            config.scope_policy,
+        )
+    }
+
+    /// Refuses a resource URI longer than the server accepts (`-32602`), before anything
+    /// matches or stores it: the check every resource URI a request names passes first.
+    pub(crate) fn check_uri(&self, uri: &str) -> Result<(), ErrorObject> {
+        let max = self.config.max_uri_bytes;
+        if uri.len() > max {
+            return Err(ErrorObject::invalid_params(format!(
+                "The resource URI is {} bytes; this server accepts at most {max}",
+                uri.len()
+            ))
+            .with_data(serde_json::json!({ "maxUriBytes": max })));
+        }
+        Ok(())
+    }
+
     /// What tools added at run time are checked and shaped against.
     pub(crate) fn tool_rules(&self) -> ToolRules<'_> {
         ToolRules {

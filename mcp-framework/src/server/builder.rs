@@ -218,6 +218,17 @@ impl ServerBuilder {
         self
     }
 
+    /// Lets requests that carry no [`Principal`](crate::Principal) use every item, whatever
+    /// scopes it requires. By default such a request (stdio; HTTP without authorization;
+    /// HTTP behind an application's own login layer that lets anonymous callers through)
+    /// holds no scopes: items with scopes are challenged or hidden from it like from a
+    /// token that lacks them. Opt out only where every such caller is trusted, say a server
+    /// that only ever runs over stdio for its local user.
+    pub fn unauthenticated_callers_have_every_scope(mut self) -> Self {
+        self.config.unauthenticated = crate::principal::Unauthenticated::EveryScope;
+        self
+    }
+
     /// Requires a bearer token on every HTTP request, checked as `authorization` says (the
     /// server as an OAuth 2.1 resource server; see [`auth`](crate::auth)). Stdio is not
     /// affected. `run()` sets it from `--auth-issuer` and `--auth-audience` too.
@@ -419,6 +430,17 @@ impl ServerBuilder {
             server_name: &self.info.name,
         };
         let catalog = Catalog::from_sets(tools, prompts, resources, self.config.page_size, rules)?;
+        if self.config.unauthenticated == crate::principal::Unauthenticated::NoScopes {
+            let scoped = catalog.scoped_items();
+            if !scoped.is_empty() {
+                tracing::info!(
+                    items = %scoped.join(", "),
+                    "these items require scopes: callers without a principal (stdio, HTTP \
+                     without authorization) hold none and are refused them; \
+                     ServerBuilder::unauthenticated_callers_have_every_scope() lets them in"
+                );
+            }
+        }
         #[cfg(feature = "auth")]
         super::default_scopes_supported(&mut self.config.http, &catalog);
         #[cfg(feature = "http")]

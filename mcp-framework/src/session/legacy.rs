@@ -3,7 +3,7 @@
 //! notifications forwarded to the session's stream. The transport keeps the session (stdio:
 //! per connection; HTTP: by `Mcp-Session-Id`) and whatever else it needs beside it.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -16,7 +16,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::ContextError;
-use crate::events::{ChangeEvent, EventBus, uri_covers};
+use crate::events::{ChangeEvent, EventBus as _};
 use crate::inflight::InFlight;
 use crate::peer::Sink;
 use crate::protocol::jsonrpc::{Request, Response, notification_message, request_message};
@@ -25,13 +25,12 @@ use crate::protocol::{
     ClientCapabilities, ErrorObject, Implementation, LoggingLevel, NotificationParams,
     ProtocolVersion, RequestId, ResourceUpdatedNotificationParams,
 };
-use crate::runtime::config::Config;
+use crate::runtime::state::ServerInner;
+use crate::watch::Watched;
 
 /// The largest `initialize` params a session is opened with (it keeps the client's
 /// capabilities and `clientInfo`).
 const MAX_INITIALIZE_BYTES: usize = 64 * 1024;
-/// The most resources one session subscribes to.
-pub(crate) const MAX_SUBSCRIPTIONS: usize = 1024;
 
 type Pending = HashMap<RequestId, oneshot::Sender<Result<Box<RawValue>, ErrorObject>>>;
 
@@ -43,7 +42,8 @@ pub(crate) struct LegacySession {
     pub(crate) client_info: Option<Arc<Implementation>>,
     /// `LoggingLevel as u8 + 1`; 0 = never set (then `info` and above are sent).
     log_level: AtomicU8,
-    pub(crate) subscriptions: Mutex<HashSet<String>>,
+    /// The resources of its `resources/subscribe` (see [`watch`](crate::watch)).
+    pub(crate) subscriptions: Mutex<Watched>,
     pending: Mutex<Pending>,
     next_id: AtomicI64,
     /// The session-wide stream (stdio: stdout; HTTP: the standalone GET stream).
@@ -93,14 +93,14 @@ impl LegacySession {
 
     /// A session for an `initialize` request: negotiates the version (the client's if this
     /// server speaks it, else the newest legacy revision), starts with the session-wide
-    /// stream `outbound` (HTTP attaches one later) and forwards the change events of `bus`
-    /// to it. Server-to-client requests wait `request_timeout` for their answers.
+    /// stream `outbound` (HTTP attaches one later) and forwards the server's change events
+    /// to it. Server-to-client requests wait the configured time for their answers.
     pub(crate) fn open(
         params: Option<&RawValue>,
-        config: &Config,
-        bus: &dyn EventBus,
+        server: &Arc<ServerInner>,
         outbound: Option<mpsc::Sender<Bytes>>,
     ) -> Result<Arc<Self>, ErrorObject> {
+        let config = &server.config;
         let params =
             params.ok_or_else(|| ErrorObject::invalid_params("initialize needs params"))?;
         // The session keeps the client's capabilities and identity for its whole life.
@@ -121,7 +121,7 @@ impl LegacySession {
             client_capabilities: Arc::new(view.capabilities),
             client_info: view.client_info.map(Arc::new),
             log_level: AtomicU8::new(0),
-            subscriptions: Mutex::new(HashSet::new()),
+            subscriptions: Mutex::new(Watched::default()),
             pending: Mutex::new(HashMap::new()),
             next_id: AtomicI64::new(1),
             outbound: Mutex::new(outbound),
@@ -137,7 +137,7 @@ impl LegacySession {
         }
         // Without listen the server declares no change notifications (see the builder).
         if config.listen.enabled {
-            spawn_forwarder(bus.subscribe(), &session);
+            spawn_forwarder(server.bus.subscribe(), &session, server.clone());
         }
         Ok(session)
     }
@@ -254,7 +254,11 @@ impl Drop for LegacySession {
 /// Forwards change events to a legacy session's stream until the session closes:
 /// `list_changed` for every kind, `resources/updated` for subscribed URIs (and their
 /// sub-resources).
-fn spawn_forwarder(mut rx: broadcast::Receiver<ChangeEvent>, session: &Arc<LegacySession>) {
+fn spawn_forwarder(
+    mut rx: broadcast::Receiver<ChangeEvent>,
+    session: &Arc<LegacySession>,
+    server: Arc<ServerInner>,
+) {
     use tokio::sync::broadcast::error::RecvError;
     let session = session.clone();
     tokio::spawn(async move {
@@ -281,13 +285,9 @@ fn spawn_forwarder(mut rx: broadcast::Receiver<ChangeEvent>, session: &Arc<Legac
                         .await;
                 }
                 Ok(ChangeEvent::ResourceUpdated(uri)) => {
-                    let subscribed = session
-                        .subscriptions
-                        .lock()
-                        .expect("subscriptions")
-                        .iter()
-                        .any(|s| uri_covers(s, &uri));
-                    if subscribed {
+                    let hears =
+                        (session.subscriptions.lock().expect("subscriptions")).hears(&server, &uri);
+                    if hears {
                         let params = ResourceUpdatedNotificationParams {
                             uri: uri.to_string(),
                             meta: None,
