@@ -387,13 +387,35 @@ async fn a_tool_that_prints_to_stdout_cannot_corrupt_the_stream_over(wiring: Wir
 #[tokio::test]
 async fn oversized_lines_are_refused() {
     let mut p = Proc::spawn();
+    let pad = "x".repeat(5 * 1024 * 1024);
+    // The id is read from the line's first bytes, so the client learns which request
+    // failed: before the method, or after it (past a nested `id` in params).
     let big = format!(
-        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{}"}}}}}}"#,
-        "x".repeat(5 * 1024 * 1024)
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{pad}"}}}}}}"#,
     );
     p.send_raw(big.as_bytes()).await;
     let e = p.next().await;
-    assert_eq!(e["error"]["code"], -32600);
+    assert_eq!(e["error"]["code"], -32600, "{e}");
+    assert_eq!(e["id"], 1, "{e}");
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("larger than 4194304 bytes")),
+        "{e}"
+    );
+    let after = format!(
+        r#"{{"jsonrpc":"2.0","method":"tools/call","params":{{"id":99,"name":"echo","arguments":{{"id":98}}}},"id":"seven","pad":"{pad}"}}"#,
+    );
+    p.send_raw(after.as_bytes()).await;
+    assert_eq!(p.next().await["id"], "seven");
+    // An id that is not among the first bytes (here, after the huge params): `id: null`.
+    let late = format!(
+        r#"{{"jsonrpc":"2.0","method":"tools/call","params":{{"id":99,"text":"{pad}"}},"id":3}}"#,
+    );
+    p.send_raw(late.as_bytes()).await;
+    let e = p.next().await;
+    assert_eq!(e["error"]["code"], -32600, "{e}");
+    assert_eq!(e["id"], Value::Null, "{e}");
     // Just under the limit is fine.
     let text = "y".repeat(3 * 1024 * 1024);
     p.request(

@@ -16,6 +16,7 @@ pub mod meta;
 pub mod mrtr;
 pub mod notifications;
 pub mod params;
+pub(crate) mod prefix;
 pub mod primitives;
 pub mod prompts;
 pub mod resources;

@@ -1,6 +1,7 @@
 //! One connection: reads lines, runs requests (the ones that wait as tasks), writes replies
 //! through one writer; cancellation, the legacy session, `subscriptions/listen` streams and
-//! the drain at the end of input.
+//! the drain at the end of input. A line over the size limit is skipped as it is read, not
+//! buffered, and answered with an error carrying its id when its first bytes name it.
 
 use std::future::Future;
 use std::sync::{Arc, Mutex};
@@ -17,6 +18,7 @@ use crate::inflight::InFlight;
 use crate::peer::{PeerId, Sink};
 use crate::protocol::ErrorObject;
 use crate::protocol::jsonrpc::{Incoming, Request, parse_message};
+use crate::protocol::prefix::{self, ID_PREFIX_BYTES};
 use crate::runtime::state::ServerInner;
 use crate::session::legacy::LegacySession;
 use crate::subscriptions::ListenEvent;
@@ -100,8 +102,12 @@ where
                 break Ok(());
             }
             Ok(Line::TooLong) => {
-                let e = ErrorObject::invalid_request(format!("message larger than {max} bytes"));
-                let _ = conn.tx.send(Reply::error_message(None, &e)).await;
+                // Answered with the id when the line's first bytes name it: else the client
+                // would wait for an answer to that request forever.
+                let id = prefix::request_id(&buf);
+                let e = ErrorObject::invalid_request(format!("message larger than {max} bytes"))
+                    .with_data(serde_json::json!({ "maxMessageBytes": max }));
+                let _ = conn.tx.send(Reply::error_message(id.as_ref(), &e)).await;
             }
             Ok(Line::Message) => {
                 let trimmed = buf.trim_ascii();
@@ -138,8 +144,9 @@ enum Line {
     Eof,
 }
 
-/// Reads one line into `buf` (without the newline), refusing lines over `max` bytes
-/// (they are skipped to their end).
+/// Reads one line into `buf` (without the newline), refusing lines over `max` bytes: they
+/// are skipped to their end, and only their first [`ID_PREFIX_BYTES`] stay in `buf` (to
+/// read the id from).
 async fn read_line<R: AsyncRead + Unpin>(
     reader: &mut BufReader<R>,
     buf: &mut Vec<u8>,
@@ -164,7 +171,9 @@ async fn read_line<R: AsyncRead + Unpin>(
         if !too_long {
             if buf.len() + chunk.len() > max {
                 too_long = true;
-                buf.clear();
+                buf.truncate(ID_PREFIX_BYTES);
+                let keep = (ID_PREFIX_BYTES - buf.len()).min(chunk.len());
+                buf.extend_from_slice(&chunk[..keep]);
             } else {
                 buf.extend_from_slice(chunk);
             }
