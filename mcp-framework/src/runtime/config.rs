@@ -101,7 +101,9 @@ impl Default for OutputValidation {
 /// per session and 64 MiB in all; long-lived streams get a keep-alive comment every 15 s.
 ///
 /// Slow and greedy clients, wherever the endpoint runs: a body must arrive within 30 s
-/// (else `408`), and the bodies being received share a budget of 32 MiB (beyond it `503`).
+/// (else `408`), and the bodies being received share a budget of 32 MiB (beyond it `503`);
+/// the rest of a refused body is read and discarded for at most 5 s and 16 MiB before the
+/// connection closes, so that the client reads its answer.
 /// Served by [`Server::serve_http`](crate::Server::serve_http),
 /// [`serve_http_listener`](crate::Server::serve_http_listener) or [`run`](crate::Server::run)
 /// (not for a [`router`](crate::Server::router) you mount in your own server), also: a
@@ -150,6 +152,9 @@ pub struct HttpConfig {
     /// `None`: derived from the open-file limit when serving starts.
     pub(crate) max_connections: Option<usize>,
     pub(crate) max_buffered_body_bytes: usize,
+    /// How long, and how many bytes, a refused body is read and discarded before closing.
+    pub(crate) linger_time: Duration,
+    pub(crate) linger_bytes: usize,
     /// Bearer tokens on every request (feature `auth`).
     #[cfg(feature = "auth")]
     pub(crate) authorization: Option<std::sync::Arc<crate::auth::Authorization>>,
@@ -175,6 +180,8 @@ impl Default for HttpConfig {
             connection_idle_timeout: Duration::from_secs(75),
             max_connections: None,
             max_buffered_body_bytes: 32 * 1024 * 1024,
+            linger_time: Duration::from_secs(5),
+            linger_bytes: 16 * 1024 * 1024,
             #[cfg(feature = "auth")]
             authorization: None,
         }
@@ -354,6 +361,24 @@ impl HttpConfig {
     #[must_use]
     pub fn max_buffered_body_bytes(mut self, bytes: usize) -> Self {
         self.max_buffered_body_bytes = bytes;
+        self
+    }
+
+    /// How much of a refused request body is read and discarded after the answer (default
+    /// 5 s and 16 MiB, four bodies of the default size limit). A request refused before its
+    /// body was read through (`413`, a `503` of the body budget, a `403`/`415` of its head)
+    /// is answered with `Connection: close`; on HTTP/1.1 the server then goes on reading the
+    /// body until it ends, `time` has passed or `bytes` were read, and only then closes the
+    /// connection: a client that writes its whole body before it reads (httpx's
+    /// `AsyncClient`, under the Python SDK) reads the answer instead of a reset connection.
+    /// A body that declares more than `bytes` is not read (the connection closes at once),
+    /// nor is one whose client waits for `100 Continue`. The bytes are discarded as they
+    /// come: nothing is buffered. `Duration::ZERO` or `0` turns it off. It applies to a
+    /// mounted [`Server::router`](crate::Server::router) too.
+    #[must_use]
+    pub fn lingering_close(mut self, time: Duration, bytes: usize) -> Self {
+        self.linger_time = time;
+        self.linger_bytes = bytes;
         self
     }
 }

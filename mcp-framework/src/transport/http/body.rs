@@ -1,7 +1,8 @@
 //! Receiving a POST body: at most the size limit, within the body read timeout, and only
 //! while the [`BodyBudget`] shared by every body being received has room; what goes wrong is
-//! a [`BodyError`], answered with its status. This runs in the handler, so it holds wherever
-//! the endpoint is mounted.
+//! a [`BodyError`], answered with its status, and a body refused while the client may still
+//! be sending it comes back unread, to be [drained](super::linger). This runs in the
+//! handler, so it holds wherever the endpoint is mounted.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,6 +15,7 @@ use futures_util::StreamExt as _;
 
 use super::budget::{BodyBudget, Reservation};
 use super::checks::Rejected;
+use super::linger::Unread;
 use super::response::{rejection, unavailable};
 use crate::protocol::{ErrorObject, codes};
 
@@ -72,6 +74,20 @@ pub(super) struct BodyLimits {
     pub(super) timeout: Duration,
 }
 
+/// A body that was not received: why, and the part of it not read yet when the client may
+/// still be sending it (a refusal [lingers](super::linger) on it).
+#[derive(Debug)]
+pub(super) struct NotReceived {
+    pub(super) error: BodyError,
+    pub(super) unread: Option<Unread>,
+}
+
+impl NotReceived {
+    fn new(error: BodyError, unread: Option<Unread>) -> Self {
+        Self { error, unread }
+    }
+}
+
 /// Reads a whole body. The bytes come with their share of `budget`: drop it once they are
 /// no longer buffered.
 pub(super) async fn read(
@@ -79,23 +95,24 @@ pub(super) async fn read(
     limits: BodyLimits,
     headers: &HeaderMap,
     body: Body,
-) -> Result<(Bytes, Reservation), BodyError> {
+) -> Result<(Bytes, Reservation), NotReceived> {
     let declared = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok()?.parse::<usize>().ok());
     if declared.is_some_and(|n| n > limits.max_bytes) {
-        return Err(BodyError::TooLarge(limits.max_bytes));
+        let error = BodyError::TooLarge(limits.max_bytes);
+        return Err(NotReceived::new(error, Some(Unread::whole(body))));
     }
     let mut reservation = Reservation::new(budget.clone());
     if !reservation.grow_to(declared.unwrap_or(0)) {
-        return Err(BodyError::Busy);
+        return Err(NotReceived::new(BodyError::Busy, Some(Unread::whole(body))));
     }
     let collect = collect(body, limits.max_bytes, declared, &mut reservation);
     let bytes = match limits.timeout {
         Duration::MAX => collect.await,
         timeout => tokio::time::timeout(timeout, collect)
             .await
-            .unwrap_or(Err(BodyError::TimedOut(timeout))),
+            .unwrap_or(Err(NotReceived::new(BodyError::TimedOut(timeout), None))),
     }?;
     Ok((bytes, reservation))
 }
@@ -108,19 +125,27 @@ async fn collect(
     max_bytes: usize,
     declared: Option<usize>,
     reservation: &mut Reservation,
-) -> Result<Bytes, BodyError> {
+) -> Result<Bytes, NotReceived> {
     let mut stream = body.into_data_stream();
     let mut first: Option<Bytes> = None;
     let mut rest = BytesMut::new();
     let mut len = 0usize;
     while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(BodyError::Read)?;
+        let chunk = chunk.map_err(|e| NotReceived::new(BodyError::Read(e), None))?;
         len = len.saturating_add(chunk.len());
-        if len > max_bytes {
-            return Err(BodyError::TooLarge(max_bytes));
-        }
-        if !reservation.grow_to(len) {
-            return Err(BodyError::Busy);
+        let refused = if len > max_bytes {
+            Some(BodyError::TooLarge(max_bytes))
+        } else if !reservation.grow_to(len) {
+            Some(BodyError::Busy)
+        } else {
+            None
+        };
+        if let Some(error) = refused {
+            let unread = Unread {
+                body: stream,
+                started: true,
+            };
+            return Err(NotReceived::new(error, Some(unread)));
         }
         match &first {
             None => first = Some(chunk),
@@ -173,7 +198,13 @@ mod tests {
         assert_eq!(&bytes[..], b"{\"a\":1}");
         drop(held);
         let too_large = read(&budget, limits(5), &headers, chunked(&["{\"a\"", ":1}"])).await;
-        assert!(matches!(too_large, Err(BodyError::TooLarge(5))));
+        assert!(matches!(
+            too_large,
+            Err(NotReceived {
+                error: BodyError::TooLarge(5),
+                unread: Some(_)
+            })
+        ));
         headers.insert(header::CONTENT_LENGTH, HeaderValue::from_static("7"));
         let (bytes, _held) = read(&budget, limits(100), &headers, chunked(&["{\"a\"", ":1}"]))
             .await
@@ -181,7 +212,13 @@ mod tests {
         assert_eq!(&bytes[..], b"{\"a\":1}");
         headers.insert(header::CONTENT_LENGTH, HeaderValue::from_static("101"));
         let declared = read(&budget, limits(100), &headers, chunked(&[])).await;
-        assert!(matches!(declared, Err(BodyError::TooLarge(100))));
+        assert!(matches!(
+            declared,
+            Err(NotReceived {
+                error: BodyError::TooLarge(100),
+                unread: Some(Unread { started: false, .. })
+            })
+        ));
     }
 
     #[tokio::test]
@@ -192,8 +229,9 @@ mod tests {
         let mut headers = HeaderMap::new();
         headers.insert(header::CONTENT_LENGTH, HeaderValue::from_static("10"));
         let refused = read(&budget, limits(100), &headers, chunked(&["0123456789"])).await;
-        assert!(matches!(refused, Err(BodyError::Busy)));
-        let answer = refused.unwrap_err().into_response();
+        let refused = refused.unwrap_err().error;
+        assert!(matches!(refused, BodyError::Busy));
+        let answer = refused.into_response();
         assert_eq!(answer.status(), StatusCode::SERVICE_UNAVAILABLE);
         assert_eq!(answer.headers()[header::RETRY_AFTER], "1");
     }

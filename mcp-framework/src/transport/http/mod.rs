@@ -8,7 +8,8 @@
 //! and the 2025-11-25 behaviour on the same endpoint ([`legacy`], [`sessions`],
 //! [`resumable`]). Before any of that, [`checks`] guard the endpoint (the host, through a
 //! trusted [`proxy`], the origin, media types, sizes), [`cors`] answers browsers'
-//! preflights, and [`body`] receives a POST body within its limits. [`serve`] runs the
+//! preflights, and [`body`] receives a POST body within its limits; a request refused before
+//! its body was read [`linger`]s on the rest of it, so that the client reads the answer. [`serve`] runs the
 //! endpoint on a listener: [`accept`] and [`connection`] own the connections and their
 //! timers.
 
@@ -23,6 +24,7 @@ mod cors;
 mod endpoint;
 mod fields;
 mod legacy;
+mod linger;
 mod listen;
 mod modern;
 mod proxy;
@@ -51,6 +53,7 @@ use self::body::BodyLimits;
 pub(crate) use self::checks::ConfigError;
 use self::checks::{Guard, Rejected, media};
 use self::endpoint::{Endpoint, session_of};
+use self::linger::{Linger, Unread};
 use self::response::{accepted, error_response, method_not_allowed, session_not_found};
 use crate::dispatch::on_notification;
 use crate::error::Error;
@@ -140,7 +143,8 @@ fn handle(
 ) -> impl Future<Output = Response> + Send {
     let (parts, body) = request.into_parts();
     if let Err(rejected) = ep.guard.check(&parts) {
-        return Either::Left(ready(rejected.into_response()));
+        let answer = refuse(&ep, &parts, body, rejected.into_response());
+        return Either::Left(ready(answer));
     }
     // Before the body is read: a client without a valid token holds nothing.
     #[cfg(feature = "auth")]
@@ -164,9 +168,19 @@ async fn authenticated(ep: Arc<Endpoint>, mut parts: Parts, body: Body) -> Respo
         && let Err(refused) =
             auth::authenticate(authorization, &ep.server.config.scope_rules, &mut parts).await
     {
-        return refused;
+        return refuse(&ep, &parts, body, refused);
     }
     by_method(ep, parts, body).await
+}
+
+/// The settings of the endpoint's lingering close.
+fn linger_of(ep: &Endpoint) -> Linger {
+    Linger::of(&ep.server.config.http)
+}
+
+/// `answer` refuses a request before its body was read (see [`linger`]).
+fn refuse(ep: &Endpoint, parts: &Parts, body: Body, answer: Response) -> Response {
+    linger::refuse(parts, Unread::whole(body), linger_of(ep), answer)
 }
 
 fn by_method(
@@ -188,7 +202,7 @@ async fn post(ep: Arc<Endpoint>, parts: Parts, body: Body) -> Response {
         .and_then(|answer| media::check_content_type(&parts.headers).map(|()| answer))
     {
         Ok(answer) => answer,
-        Err(e) => return Rejected::from(e).into_response(),
+        Err(e) => return refuse(&ep, &parts, body, Rejected::from(e).into_response()),
     };
     let config = &ep.server.config;
     let limits = BodyLimits {
@@ -200,9 +214,13 @@ async fn post(ep: Arc<Endpoint>, parts: Parts, body: Body) -> Response {
     };
     let (bytes, reservation) = match body::read(&ep.budget, limits, &parts.headers, body).await {
         Ok(received) => received,
-        Err(e) => {
-            tracing::debug!(error = %e, "request body refused");
-            return e.into_response();
+        Err(refused) => {
+            tracing::debug!(error = %refused.error, "request body refused");
+            let answer = refused.error.into_response();
+            return match refused.unread {
+                Some(unread) => linger::refuse(&parts, unread, linger_of(&ep), answer),
+                None => answer,
+            };
         }
     };
     let parsed = parse_message(&bytes);
