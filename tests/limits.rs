@@ -456,3 +456,238 @@ async fn listen_can_be_turned_off() {
     let (status, _) = json_of(post(&r, &read("test://static")).send().await.unwrap()).await;
     assert_eq!(status, 200);
 }
+
+/// A server with one tool, `wait`: it runs for `ms` milliseconds ("waited {tag}"), unless it
+/// is cancelled first, which it reports with its `tag` on the returned channel.
+fn waiting_server(
+    f: impl FnOnce(mcp_framework::ServerBuilder) -> mcp_framework::ServerBuilder,
+) -> (
+    mcp_framework::Server,
+    tokio::sync::mpsc::UnboundedReceiver<u64>,
+) {
+    use mcp_framework::{CallToolResult, Content, Context, Server, ToolDefinition, ToolSet};
+    let (seen, cancelled) = tokio::sync::mpsc::unbounded_channel();
+    let schema = json!({"type":"object","properties":{"tag":{"type":"integer"},"ms":{"type":"integer"}},"required":["tag","ms"]});
+    let tools = ToolSet::new().with_fn(
+        ToolDefinition::new("wait", tests::fixture::obj(schema)),
+        move |args, cx: Context| {
+            let seen = seen.clone();
+            async move {
+                let tag = args["tag"].as_u64().unwrap_or_default();
+                let ms = args["ms"].as_u64().unwrap_or_default();
+                let text = tokio::select! {
+                    () = cx.cancelled() => {
+                        let _ = seen.send(tag);
+                        "cancelled".to_owned()
+                    }
+                    () = tokio::time::sleep(Duration::from_millis(ms)) => format!("waited {tag}"),
+                };
+                Ok(CallToolResult {
+                    content: vec![Content::text(text)],
+                    ..CallToolResult::default()
+                })
+            }
+        },
+    );
+    let server = f(Server::builder().name("waiting").tools(tools))
+        .build()
+        .expect("the server builds");
+    (server, cancelled)
+}
+
+fn wait_call(id: u64, ms: u64) -> Value {
+    json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{
+        "name":"wait","arguments":{"tag":id,"ms":ms}}})
+}
+
+/// Posts `body` in `session` until it is accepted (a place was freed); the last status.
+async fn accepted_soon(r: &Running, session: &str, body: &Value) -> u16 {
+    let mut status = 0;
+    for _ in 0..100 {
+        let resp = legacy_post(r, session, body).send().await.unwrap();
+        status = resp.status().as_u16();
+        if status == 200 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    status
+}
+
+#[tokio::test]
+async fn a_legacy_request_nobody_resumes_is_cancelled() {
+    let (server, mut cancelled) = waiting_server(|b| {
+        b.max_concurrent_requests(1)
+            .http(HttpConfig::new().resume_timeout(Duration::from_millis(500)))
+    });
+    let r = start(server).await;
+    let session = legacy_session(&r, "2025-11-25").await;
+    let resp = legacy_post(&r, &session, &wait_call(1, 60_000))
+        .send()
+        .await
+        .unwrap();
+    // The connection goes, and no GET with Last-Event-ID follows.
+    let stream = priming_stream_id(resp).await;
+    // Until the resume timeout, the request runs on and holds its place.
+    let (status, body) = json_of(
+        legacy_post(&r, &session, &wait_call(2, 0))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 429, "{body}");
+    // Then its handler is cancelled, and the place is free.
+    let seen = tokio::time::timeout(Duration::from_secs(5), cancelled.recv()).await;
+    assert_eq!(seen.expect("cancelled within 5 s"), Some(1));
+    let list = json!({"jsonrpc":"2.0","id":3,"method":"tools/list"});
+    assert_eq!(accepted_soon(&r, &session, &list).await, 200);
+    // A client that comes back too late learns why there is no result.
+    let resp = resume(&r, &session, &format!("{stream}-0"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let events = sse_events(resp, 5).await;
+    let answer = events.iter().find(|e| e["id"] == 1).expect("an answer");
+    assert_eq!(answer["error"]["code"], -32603, "{answer}");
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("no connection followed")),
+        "{answer}"
+    );
+}
+
+#[tokio::test]
+async fn a_legacy_request_resumed_in_time_completes() {
+    let (server, mut cancelled) =
+        waiting_server(|b| b.http(HttpConfig::new().resume_timeout(Duration::from_millis(500))));
+    let r = start(server).await;
+    let session = legacy_session(&r, "2025-11-25").await;
+    // It runs three times the resume timeout, its connection lost at once.
+    let resp = legacy_post(&r, &session, &wait_call(1, 1500))
+        .send()
+        .await
+        .unwrap();
+    let stream = priming_stream_id(resp).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let resp = resume(&r, &session, &format!("{stream}-0"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let events = tokio::time::timeout(Duration::from_secs(10), sse_events(resp, 5))
+        .await
+        .expect("the stream ends with the result");
+    let answer = events.iter().find(|e| e["id"] == 1).expect("the result");
+    assert_eq!(
+        answer["result"]["content"][0]["text"], "waited 1",
+        "{answer}"
+    );
+    assert!(
+        cancelled.try_recv().is_err(),
+        "the handler was not cancelled"
+    );
+}
+
+#[tokio::test]
+async fn legacy_requests_running_detached_are_bounded_in_all() {
+    let (server, _cancelled) =
+        waiting_server(|b| b.http(HttpConfig::new().max_detached_requests(2)));
+    let r = start(server).await;
+    let one = legacy_session(&r, "2025-11-25").await;
+    let two = legacy_session(&r, "2025-11-25").await;
+    let a = legacy_post(&r, &one, &wait_call(1, 60_000))
+        .send()
+        .await
+        .unwrap();
+    let b = legacy_post(&r, &two, &wait_call(2, 60_000))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!((a.status().as_u16(), b.status().as_u16()), (200, 200));
+    // A third, in either session (each far below its own limit): the server is full.
+    let resp = legacy_post(&r, &one, &wait_call(3, 0))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.headers()["retry-after"], "1");
+    let (status, body) = json_of(resp).await;
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(body["id"], 3);
+    assert_eq!(body["error"]["code"], -32603);
+    assert_eq!(body["error"]["data"]["maxDetachedRequests"], 2, "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("2 legacy requests")),
+        "{body}"
+    );
+    // One ends: its place is free.
+    let cancel =
+        json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}});
+    assert_eq!(
+        legacy_post(&r, &two, &cancel)
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        202
+    );
+    assert_eq!(accepted_soon(&r, &one, &wait_call(4, 0)).await, 200);
+    drop((a, b));
+}
+
+#[tokio::test]
+async fn one_client_address_holds_at_most_1000_sessions_by_default() {
+    let r = start(server()).await;
+    for i in 0..1000 {
+        let resp = legacy_initialize(&r, "2025-11-25").await;
+        assert_eq!(resp.status(), 200, "session {i}");
+    }
+    let resp = legacy_initialize(&r, "2025-11-25").await;
+    assert_eq!(resp.status(), 429);
+    let (_, body) = json_of(resp).await;
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("maximum of 1000 sessions")),
+        "{body}"
+    );
+}
+
+#[tokio::test]
+async fn a_client_at_its_share_reuses_its_own_idle_sessions() {
+    let r = start(server_with(|b| {
+        b.http(
+            HttpConfig::new()
+                .max_sessions_per_peer(2)
+                .session_idle_timeout(Duration::from_secs(2)),
+        )
+    }))
+    .await;
+    let first = legacy_session(&r, "2025-11-25").await;
+    let second = legacy_session(&r, "2025-11-25").await;
+    assert_eq!(legacy_initialize(&r, "2025-11-25").await.status(), 429);
+    // Abandoned without DELETE: once idle for a while (half the idle timeout here), the
+    // client's least recently used session makes room for its new one.
+    let ping = json!({"jsonrpc":"2.0","id":2,"method":"ping"});
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let _ = legacy_post(&r, &second, &ping)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await;
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let _third = legacy_session(&r, "2025-11-25").await;
+    let gone = legacy_post(&r, &first, &ping).send().await.unwrap();
+    assert_eq!(
+        gone.status(),
+        404,
+        "the least recently used session made room"
+    );
+    let kept = legacy_post(&r, &second, &ping).send().await.unwrap();
+    assert_eq!(kept.status(), 200);
+}

@@ -142,7 +142,11 @@ pub struct HttpConfig {
     pub(crate) cors: Option<bool>,
     pub(crate) session_idle_timeout: Duration,
     pub(crate) max_sessions: usize,
-    pub(crate) max_sessions_per_peer: Option<usize>,
+    pub(crate) max_sessions_per_peer: usize,
+    /// Legacy requests running detached from their connections, across all sessions.
+    pub(crate) max_detached_requests: usize,
+    /// How long a legacy request runs on while no connection follows its stream.
+    pub(crate) resume_timeout: Duration,
     pub(crate) replay_bytes_per_session: usize,
     pub(crate) replay_bytes_total: usize,
     pub(crate) keep_alive: Duration,
@@ -171,7 +175,9 @@ impl Default for HttpConfig {
             cors: None,
             session_idle_timeout: Duration::from_secs(30 * 60),
             max_sessions: 10_000,
-            max_sessions_per_peer: None,
+            max_sessions_per_peer: 1_000,
+            max_detached_requests: 10_000,
+            resume_timeout: Duration::from_secs(60),
             replay_bytes_per_session: 1024 * 1024,
             replay_bytes_total: 64 * 1024 * 1024,
             keep_alive: Duration::from_secs(15),
@@ -276,11 +282,43 @@ impl HttpConfig {
         self
     }
 
-    /// The most legacy sessions one client address may hold (beyond it, `initialize` gets
-    /// `429`). Off by default: behind a reverse proxy every client has the proxy's address.
+    /// The most legacy sessions one client address may hold (default 1,000, a tenth of the
+    /// default [`max_sessions`](Self::max_sessions): one address cannot fill the store, and a
+    /// machine or NAT with many clients still fits). A client at its share gets room the way
+    /// a full store makes it: its own least recently used session that has been idle for a
+    /// minute (or half the idle timeout) with nothing running or attached is closed;
+    /// without one, `initialize` gets `429` with `Retry-After`. Behind a reverse proxy every
+    /// client has the proxy's address: name it with [`trust_proxy`](Self::trust_proxy) so
+    /// that the share is per forwarded client, or raise this (`usize::MAX`: no share).
     #[must_use]
     pub fn max_sessions_per_peer(mut self, max: usize) -> Self {
-        self.max_sessions_per_peer = Some(max.max(1));
+        self.max_sessions_per_peer = max.max(1);
+        self
+    }
+
+    /// The most legacy requests running at once across every session (default 10,000, as
+    /// many as the default connection limit lets 2026-07-28 requests run). A legacy
+    /// session's request (2025-11-25 and older, answered with SSE) runs detached from its
+    /// connection, so that the client can resume its stream; each session runs at most
+    /// [`ServerBuilder::max_concurrent_requests`](crate::ServerBuilder::max_concurrent_requests)
+    /// of them, and this bounds them in all. Beyond it a request gets `503` with
+    /// `Retry-After` (a JSON-RPC error `-32603` with its id).
+    #[must_use]
+    pub fn max_detached_requests(mut self, max: usize) -> Self {
+        self.max_detached_requests = max.max(1);
+        self
+    }
+
+    /// How long a legacy request runs on while no connection follows its response stream
+    /// (default 60 s): its connection closed, and no `GET` with `Last-Event-ID` took the
+    /// stream up again. Then the request is cancelled (its handler sees
+    /// [`Context::cancelled`](crate::Context::cancelled), its place is freed), and a client
+    /// that resumes later reads an error (`-32603`) instead of a result. A client that
+    /// resumes in time, even after several lost connections, is not affected.
+    /// `Duration::MAX` turns it off.
+    #[must_use]
+    pub fn resume_timeout(mut self, timeout: Duration) -> Self {
+        self.resume_timeout = timeout;
         self
     }
 

@@ -3,10 +3,14 @@
 //! (`Last-Event-ID`); `DELETE` ends it. A session's request runs detached from its
 //! connection (a dropped connection is not a cancellation there), and everything it sends
 //! is recorded in a [resumable stream](super::resumable) whose first event primes the client
-//! with an id and a retry interval.
+//! with an id and a retry interval. Detached requests are bounded: per session (its
+//! in-flight limit), in all (a place from the session store), and in time when nobody
+//! follows them: a request whose stream no connection has followed for the resume timeout
+//! is cancelled, and its stream ends with an error saying so.
 
 use std::convert::Infallible;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::body::Body;
 use axum::http::request::Parts;
@@ -25,7 +29,7 @@ use super::response::{
     busy_response, error_response, message_response, method_not_allowed, rejection,
     session_not_found, unavailable,
 };
-use super::resumable::{Attach, ResumableStream};
+use super::resumable::{Attach, Live, ResumableStream};
 use super::sessions::{Attachment, HttpSession, Refused};
 use super::sse;
 use crate::dispatch::{Carrier, Reply, dispatch, open_session, refusal_before_running};
@@ -158,6 +162,15 @@ pub(super) fn serve_request(
             return busy_response(Some(&id), &busy.error());
         }
     };
+    let place = match ep.sessions.detached_place() {
+        Ok(place) => place,
+        Err(max) => {
+            session.session.inflight.finish(&ticket);
+            return unavailable(Some(&id), &all_places_taken(max));
+        }
+    };
+    let resume_timeout = ep.server.config.http.resume_timeout;
+    let abandon = cancel.clone();
     let stream = session.streams.open();
     let attached = stream.attach(0);
     let (tx, mut rx) = mpsc::channel::<Bytes>(64);
@@ -196,23 +209,70 @@ pub(super) fn serve_request(
     tokio::spawn(async move {
         let fut = dispatch(&server, request, carrier);
         tokio::pin!(fut);
+        let unfollowed = recorder.unfollowed_for(resume_timeout);
+        tokio::pin!(unfollowed);
+        let watched = resume_timeout != Duration::MAX;
+        let mut abandoned = false;
         let reply = loop {
             tokio::select! {
                 biased;
                 Some(n) = rx.recv() => record(&running, &recorder, n),
                 reply = &mut fut => break reply,
+                () = &mut unfollowed, if watched && !abandoned => {
+                    tracing::debug!(
+                        request = %id,
+                        timeout = ?resume_timeout,
+                        "cancelling a legacy request whose stream nobody followed"
+                    );
+                    abandoned = true;
+                    abandon.cancel();
+                }
             }
         };
         while let Ok(n) = rx.try_recv() {
             record(&running, &recorder, n);
         }
-        match reply.into_message(&id) {
+        let message = if abandoned {
+            Some(Reply::error_message(
+                Some(&id),
+                &abandoned_error(resume_timeout),
+            ))
+        } else {
+            reply.into_message(&id)
+        };
+        match message {
             Some(message) => running.streams.push(&recorder, message, true),
             None => recorder.detach(),
         }
         running.session.inflight.finish(&ticket);
+        drop(place);
     });
     resumable_response(session, stream.id, attached)
+}
+
+/// The refusal of a request when every place for a detached request is taken.
+fn all_places_taken(max: usize) -> ErrorObject {
+    ErrorObject::new(
+        codes::INTERNAL_ERROR,
+        format!(
+            "Server busy: {max} legacy requests are running already (the server's maximum); \
+             retry later"
+        ),
+    )
+    .with_data(serde_json::json!({ "maxDetachedRequests": max }))
+}
+
+/// What a client that resumes a request cancelled for want of a follower reads.
+fn abandoned_error(timeout: Duration) -> ErrorObject {
+    let ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+    ErrorObject::new(
+        codes::INTERNAL_ERROR,
+        format!(
+            "Request cancelled: no connection followed its response stream for {ms} ms \
+             (resume it with Last-Event-ID sooner)"
+        ),
+    )
+    .with_data(serde_json::json!({ "resumeTimeoutMs": ms }))
 }
 
 /// An SSE response replaying and then following a resumable stream; `410 Gone` when
@@ -245,7 +305,7 @@ fn resumable_response(session: Arc<HttpSession>, stream: u64, attached: Attach) 
         session.streams.forget(stream);
     }
     struct Follow {
-        live: Option<mpsc::Receiver<(u64, Bytes, bool)>>,
+        live: Option<Live>,
         session: Arc<HttpSession>,
         stream: u64,
         closing: bool,

@@ -7,13 +7,17 @@
 //! logged messages are dropped first (the new one still goes out on a live connection); a
 //! resume that asks for a dropped message learns so ([`Attach::Gone`]) instead of silently
 //! missing it.
+//!
+//! A stream counts the connections following it ([`Live`]), so that the request behind it
+//! learns when nobody has followed it for a while ([`ResumableStream::unfollowed_for`]).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use bytes::Bytes;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 
 /// How many messages a resumable stream keeps for replay.
 const STREAM_LOG: usize = 1024;
@@ -90,6 +94,8 @@ pub(super) struct ResumableStream {
     pub(super) id: u64,
     inner: Mutex<StreamInner>,
     budgets: Budgets,
+    /// How many connections follow the stream.
+    followers: Arc<watch::Sender<usize>>,
 }
 
 #[derive(Debug)]
@@ -110,11 +116,36 @@ pub(super) enum Attach {
     /// The messages to replay, then the live feed (`None` once the stream is done).
     Follow {
         replay: Vec<Logged>,
-        live: Option<mpsc::Receiver<Logged>>,
+        live: Option<Live>,
     },
     /// Messages after the one asked for were dropped to stay within the replay budget;
     /// `oldest` is the first sequence number still kept (if any).
     Gone { oldest: Option<u64> },
+}
+
+/// The live feed of a stream for the connection following it, counted as a follower of the
+/// stream until dropped.
+#[derive(Debug)]
+pub(super) struct Live {
+    rx: mpsc::Receiver<Logged>,
+    _follower: Follower,
+}
+
+impl Live {
+    /// The next message; `None` when the stream is done or the server closed this feed.
+    pub(super) async fn recv(&mut self) -> Option<Logged> {
+        self.rx.recv().await
+    }
+}
+
+/// One follower of a stream, counted while it lives.
+#[derive(Debug)]
+struct Follower(Arc<watch::Sender<usize>>);
+
+impl Drop for Follower {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n -= 1);
+    }
 }
 
 fn cost(message: &Bytes) -> usize {
@@ -153,9 +184,27 @@ impl ResumableStream {
         } else {
             let (tx, rx) = mpsc::channel(256);
             s.live = Some(tx);
-            Some(rx)
+            self.followers.send_modify(|n| *n += 1);
+            Some(Live {
+                rx,
+                _follower: Follower(self.followers.clone()),
+            })
         };
         Attach::Follow { replay, live }
+    }
+
+    /// Resolves once no connection has followed the stream for `timeout` on end; a
+    /// connection that takes it up within that time starts the count again when it goes.
+    pub(super) async fn unfollowed_for(&self, timeout: Duration) {
+        let mut followers = self.followers.subscribe();
+        loop {
+            // The sender lives as long as `self`: waiting cannot fail.
+            let _ = followers.wait_for(|n| *n == 0).await;
+            tokio::select! {
+                () = tokio::time::sleep(timeout) => return,
+                _ = followers.wait_for(|n| *n > 0) => {}
+            }
+        }
     }
 
     /// Closes the connection without ending the stream (the client polls back).
@@ -228,6 +277,7 @@ impl Streams {
                 done: false,
             }),
             budgets: self.budgets.clone(),
+            followers: Arc::new(watch::Sender::new(0)),
         });
         let mut streams = self.map.lock().expect("streams");
         if streams.len() >= MAX_STREAMS {
@@ -365,6 +415,41 @@ mod tests {
             }
         }
         assert!(global.used() <= 64 * 1024 + 8 * STREAM_OVERHEAD + 1000 + MESSAGE_OVERHEAD);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_stream_is_unfollowed_once_nobody_has_followed_it_for_the_timeout() {
+        let global = Arc::new(ReplayBudget::new(usize::MAX));
+        let s = streams(usize::MAX, &global);
+        let a = s.open();
+        let follow = |a: &ResumableStream| match a.attach(0) {
+            Attach::Follow { live, .. } => live.expect("not done"),
+            Attach::Gone { .. } => panic!("nothing dropped"),
+        };
+        let first = follow(&a);
+        let unfollowed = a.unfollowed_for(Duration::from_secs(10));
+        tokio::pin!(unfollowed);
+        let wait = |secs| tokio::time::sleep(Duration::from_secs(secs));
+        tokio::select! {
+            () = &mut unfollowed => panic!("followed"),
+            () = wait(60) => {}
+        }
+        // Gone for less than the timeout, then taken up again (twice at once, one stays).
+        drop(first);
+        tokio::select! {
+            () = &mut unfollowed => panic!("not for 10 s yet"),
+            () = wait(5) => {}
+        }
+        let (second, third) = (follow(&a), follow(&a));
+        drop(second);
+        tokio::select! {
+            () = &mut unfollowed => panic!("followed"),
+            () = wait(60) => {}
+        }
+        drop(third);
+        let start = tokio::time::Instant::now();
+        unfollowed.await;
+        assert_eq!(start.elapsed(), Duration::from_secs(10));
     }
 
     #[test]

@@ -2,13 +2,17 @@
 //! resumable response streams, when it was last used, who opened it). Idle sessions expire.
 //! The store is bounded without letting one client push others out: when it is full, only
 //! a session that has been idle for a while (and has nothing running or attached) is closed
-//! to make room, else the new session is refused; a peer may hold a bounded share.
+//! to make room, else the new session is refused; a peer holds a bounded share, made room
+//! in the same way among its own sessions. The places of the requests that sessions run
+//! detached from their connections are bounded here too, across all sessions.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::resumable::{ReplayBudget, Streams};
 use crate::runtime::config::HttpConfig;
@@ -83,10 +87,20 @@ pub(crate) struct Sessions {
     map: Mutex<HashMap<Arc<str>, Arc<HttpSession>>>,
     idle: Duration,
     max: usize,
-    max_per_peer: Option<usize>,
+    max_per_peer: usize,
     /// The replay bytes every session's streams count against.
     replay: Arc<ReplayBudget>,
     replay_per_session: usize,
+    /// The places of requests running detached, in all sessions.
+    detached: Arc<Semaphore>,
+    max_detached: usize,
+}
+
+/// A place among the requests that sessions run detached (see
+/// [`Sessions::detached_place`]); given back when dropped.
+#[derive(Debug)]
+pub(super) struct DetachedPlace {
+    _permit: OwnedSemaphorePermit,
 }
 
 impl Sessions {
@@ -98,7 +112,21 @@ impl Sessions {
             max_per_peer: config.max_sessions_per_peer,
             replay: Arc::new(ReplayBudget::new(config.replay_bytes_total)),
             replay_per_session: config.replay_bytes_per_session,
+            detached: Arc::new(Semaphore::new(
+                config.max_detached_requests.min(Semaphore::MAX_PERMITS),
+            )),
+            max_detached: config.max_detached_requests,
         }
+    }
+
+    /// A place for one more request running detached from its connection, unless every
+    /// place is taken (then `Err` with the limit).
+    pub(super) fn detached_place(&self) -> Result<DetachedPlace, usize> {
+        self.detached
+            .clone()
+            .try_acquire_owned()
+            .map(|permit| DetachedPlace { _permit: permit })
+            .map_err(|_| self.max_detached)
     }
 
     /// A new session of a client at `peer` (not kept yet: see [`insert`](Self::insert)).
@@ -151,33 +179,24 @@ impl Sessions {
         Ok(())
     }
 
-    /// Why `session` cannot be kept (after making room if a quiet idle session can go).
+    /// Why `session` cannot be kept (after making room if a quiet idle session can go: the
+    /// peer's own when it holds its share, any when the store is full).
     fn refusal(
         &self,
         map: &mut HashMap<Arc<str>, Arc<HttpSession>>,
         session: &HttpSession,
     ) -> Option<Refused> {
-        if let (Some(limit), Some(peer)) = (self.max_per_peer, session.peer) {
-            let held = map.values().filter(|s| s.peer == Some(peer)).count();
-            if held >= limit {
-                return Some(Refused::PeerFull(limit));
-            }
-        }
-        if map.len() < self.max {
-            return None;
-        }
         let evictable = EVICTABLE_AFTER.min(self.idle / 2);
-        let victim = map
-            .iter()
-            .filter(|(_, s)| s.is_quiet() && s.idle_for() >= evictable)
-            .max_by_key(|(_, s)| s.idle_for())
-            .map(|(k, _)| k.clone());
-        match victim.and_then(|k| map.remove(&k)) {
-            Some(old) => {
-                old.close();
-                None
+        if let Some(peer) = session.peer {
+            let held = map.values().filter(|s| s.peer == Some(peer)).count();
+            if held >= self.max_per_peer && !evict(map, evictable, |s| s.peer == Some(peer)) {
+                return Some(Refused::PeerFull(self.max_per_peer));
             }
-            None => Some(Refused::Full(self.max)),
+        }
+        if map.len() < self.max || evict(map, evictable, |_| true) {
+            None
+        } else {
+            Some(Refused::Full(self.max))
         }
     }
 
@@ -185,6 +204,27 @@ impl Sessions {
     pub(super) fn remove(&self, id: &str) -> bool {
         let removed = self.map.lock().expect("sessions").remove(id);
         removed.map(|s| s.close()).is_some()
+    }
+}
+
+/// Closes the least recently used of the sessions `which` picks that is quiet and has been
+/// idle for `after`; whether there was one.
+fn evict(
+    map: &mut HashMap<Arc<str>, Arc<HttpSession>>,
+    after: Duration,
+    which: impl Fn(&HttpSession) -> bool,
+) -> bool {
+    let victim = map
+        .iter()
+        .filter(|(_, s)| which(s) && s.is_quiet() && s.idle_for() >= after)
+        .max_by_key(|(_, s)| s.idle_for())
+        .map(|(k, _)| k.clone());
+    match victim.and_then(|k| map.remove(&k)) {
+        Some(old) => {
+            old.close();
+            true
+        }
+        None => false,
     }
 }
 
