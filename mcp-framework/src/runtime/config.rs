@@ -97,8 +97,10 @@ impl Default for OutputValidation {
 /// must be a localhost origin; when served on a loopback address the `Host` must be a
 /// localhost name (DNS-rebinding protection); no proxy is trusted (`Forwarded` and
 /// `X-Forwarded-*` are ignored); no CORS; legacy sessions expire after 30 idle minutes, at
-/// most 10,000 at once, their resumable streams keep at most 1 MiB of messages for replay
-/// per session and 64 MiB in all; long-lived streams get a keep-alive comment every 15 s.
+/// most 10,000 at once and 1,000 per client address, their resumable streams keep at most
+/// 1 MiB of messages for replay per session and 64 MiB in all, at most 10,000 of their
+/// requests run at once in all, and one whose stream no connection has followed for 60 s is
+/// cancelled; long-lived streams get a keep-alive comment every 15 s.
 ///
 /// Slow and greedy clients, wherever the endpoint runs: a body must arrive within 30 s
 /// (else `408`), and the bodies being received share a budget of 32 MiB (beyond it `503`);
