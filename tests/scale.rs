@@ -355,16 +355,57 @@ async fn the_redis_task_store_keeps_the_contract() {
             .prefix("bound"),
     );
     let record = |id: &str| TaskRecord::new(id.to_owned(), None, 0, Some(60_000), None);
-    one.create(record("t1")).await.unwrap();
-    two.create(record("t2")).await.unwrap();
+    one.create(record("t1"), 10).await.unwrap();
+    two.create(record("t2"), 10).await.unwrap();
     assert_eq!(
-        one.create(record("t3")).await,
+        one.create(record("t3"), 10).await,
         Err(TaskStoreError::Full { max: 2 })
     );
     assert_eq!(
-        two.create(record("t1")).await,
+        two.create(record("t1"), 10).await,
         Err(TaskStoreError::Exists("t1".into()))
     );
+
+    // So does a holder's quota: a removed record frees its place at once, and one that
+    // Redis dropped on its own (no replica swept it: ten minutes past its TTL) too.
+    let (one, two) = (
+        RedisTaskStore::new(&redis.url(), 100)
+            .unwrap()
+            .prefix("quota"),
+        RedisTaskStore::new(&redis.url(), 100)
+            .unwrap()
+            .prefix("quota"),
+    );
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let held = |id: &str, created: u64| {
+        TaskRecord::new(id.to_owned(), None, created, Some(60_000), None)
+            .held_by(Some("alice".into()))
+    };
+    one.create(held("q1", now), 2).await.unwrap();
+    two.create(held("q2", now), 2).await.unwrap();
+    assert_eq!(
+        one.create(held("q3", now), 2).await,
+        Err(TaskStoreError::HolderFull { max: 2 })
+    );
+    assert!(two.remove("q1").await.unwrap());
+    one.create(held("q3", now), 2).await.unwrap();
+    let expired = RedisTaskStore::new(&redis.url(), 100)
+        .unwrap()
+        .prefix("quota-expiry");
+    expired.create(held("e1", now - 60_000), 1).await.unwrap();
+    assert_eq!(
+        expired.create(held("e2", now), 1).await,
+        Err(TaskStoreError::HolderFull { max: 1 }),
+        "an expired record counts until it is removed"
+    );
+    expired.create(held("e3", now - 700_000), 2).await.unwrap();
+    expired
+        .create(held("e4", now), 2)
+        .await
+        .expect("a record Redis dropped on its own no longer counts");
     // Without Redis an operation fails at once, and works again when it is back.
     let mut redis = redis;
     redis.stop().await;
@@ -379,7 +420,43 @@ async fn the_redis_task_store_keeps_the_contract() {
         Ok(None),
         "a restarted Redis without persistence is empty"
     );
-    one.create(record("t4")).await.unwrap();
+    one.create(record("t4"), 10).await.unwrap();
+}
+
+/// Replicas of a server with a quota of 3 tasks per caller, sharing a Redis store.
+async fn quota_replica(redis: &Redis) -> Running {
+    let server = Server::builder()
+        .name("replicated")
+        .tools(tools![slow_sum])
+        .tasks(mcp_framework::TaskConfig::default().max_tasks_per_owner(3))
+        .task_store(RedisTaskStore::new(&redis.url(), 100).unwrap())
+        .event_bus(RedisEventBus::connect(redis.url()).unwrap())
+        .build()
+        .unwrap();
+    start(server).await
+}
+
+#[tokio::test]
+async fn a_callers_task_quota_holds_across_replicas_sharing_a_store() {
+    let redis = Redis::start().await;
+    let (a, b) = (quota_replica(&redis).await, quota_replica(&redis).await);
+    let call = with_tasks(
+        1,
+        "tools/call",
+        json!({"name": "slow_sum", "arguments": {"a": 1, "b": 2, "millis": 0}}),
+    );
+    // One client (one address), spreading its calls over both replicas.
+    for replica in [&a, &b, &a] {
+        let (status, created) = json_of(post(replica, &call).send().await.unwrap()).await;
+        assert_eq!(status, 200, "{created}");
+        assert_eq!(created["result"]["resultType"], "task", "{created}");
+    }
+    for replica in [&a, &b] {
+        let (status, answer) = json_of(post(replica, &call).send().await.unwrap()).await;
+        assert_eq!(status, 200, "an optional task runs inline: {answer}");
+        assert_eq!(answer["result"]["resultType"], "complete", "{answer}");
+        assert_eq!(answer["result"]["structuredContent"]["result"], 3);
+    }
 }
 
 /// Works for `millis` milliseconds, then answers.
@@ -535,7 +612,7 @@ async fn another_replica_answers_and_cancels_a_task_and_a_dead_runner_fails_it()
         .as_millis() as u64;
     let mut orphan = TaskRecord::new("f".repeat(32), None, now, Some(60_000), Some(500));
     orphan.lease_until_ms = Some(now - 1);
-    store.create(orphan).await.unwrap();
+    store.create(orphan, 1).await.unwrap();
     let failed = until_status(&b, &"f".repeat(32), "failed").await;
     assert!(
         failed["statusMessage"]

@@ -600,7 +600,11 @@ async fn a_thousand_concurrent_tasks_finish_within_a_bounded_store() {
     let store = Arc::new(MemoryTaskStore::new(N));
     let server = Server::builder()
         .tools(tools![nap, must_be_a_task])
-        .tasks(TaskConfig::default().poll_interval(Duration::from_millis(20)))
+        .tasks(
+            TaskConfig::default()
+                .poll_interval(Duration::from_millis(20))
+                .max_tasks_per_owner(N + 1),
+        )
         .task_store(store.clone())
         .build()
         .unwrap();
@@ -656,4 +660,161 @@ async fn the_memory_store_passes_the_contract() {
         mcp_framework::tasks::contract::MIN_CAPACITY,
     ))
     .await;
+}
+
+/// The tasks one caller may hold by default (`TaskConfig::max_tasks_per_owner`).
+const DEFAULT_PER_OWNER: usize = 100;
+
+/// `tools/call` of `tool` with the extension declared, as `user` (none: no principal).
+async fn call_as(
+    r: &tests::wire::Running,
+    user: Option<&str>,
+    id: u64,
+    tool: &str,
+) -> (u16, Value) {
+    let body = with_tasks(
+        id,
+        "tools/call",
+        json!({"name": tool, "arguments": if tool == "nap" {
+            json!({"n": 1, "ms": 0})
+        } else {
+            json!({"n": 1})
+        }}),
+    );
+    let mut req = post(r, &body);
+    if let Some(user) = user {
+        req = req.header("x-user", user);
+    }
+    let (status, answer) = json_of(req.send().await.unwrap()).await;
+    (status.as_u16(), answer)
+}
+
+/// Fills `user`'s quota with finished tasks, then checks that the next task-only call is
+/// refused as this caller's quota (`429`, not the server's `503`), and that an optional
+/// task runs inline instead.
+async fn fill_quota(r: &tests::wire::Running, user: Option<&str>) {
+    for i in 0..DEFAULT_PER_OWNER {
+        let (status, created) = call_as(r, user, i as u64, "must_be_a_task").await;
+        assert_eq!(status, 200, "{user:?} task {i}: {created}");
+        assert_eq!(created["result"]["resultType"], "task", "{created}");
+    }
+    // Finished tasks count too: they are kept (and held) until their TTL ends.
+    let (status, refused) = call_as(r, user, 1_000, "must_be_a_task").await;
+    assert_eq!(status, 429, "{user:?}: {refused}");
+    assert_eq!(refused["error"]["code"], -32603, "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("This caller") && message.contains(&DEFAULT_PER_OWNER.to_string()),
+        "{message}"
+    );
+    assert_eq!(
+        refused["error"]["data"]["maxTasksPerOwner"], DEFAULT_PER_OWNER,
+        "{refused}"
+    );
+    let (status, inline) = call_as(r, user, 1_001, "nap").await;
+    assert_eq!(status, 200, "{inline}");
+    assert_eq!(inline["result"]["resultType"], "complete", "{inline}");
+}
+
+#[tokio::test]
+async fn a_principal_at_its_task_quota_is_refused_while_another_still_creates_tasks() {
+    let r = start_authenticated(server()).await;
+    fill_quota(&r, Some("alice")).await;
+    let (status, created) = call_as(&r, Some("bob"), 1, "must_be_a_task").await;
+    assert_eq!(status, 200, "{created}");
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let (status, _) = call_as(&r, Some("alice"), 2, "must_be_a_task").await;
+    assert_eq!(status, 429, "alice is still at her quota");
+}
+
+#[tokio::test]
+async fn without_authorization_each_client_address_has_its_own_task_quota() {
+    let r = tests::wire::start(server()).await;
+    // Another loopback address: another client, as far as the server can tell.
+    let other = tests::wire::Running {
+        url: r.url.clone(),
+        server: r.server.clone(),
+        http: reqwest::Client::builder()
+            .local_address(std::net::IpAddr::from([127, 0, 0, 2]))
+            .build()
+            .unwrap(),
+    };
+    fill_quota(&other, None).await;
+    let (status, created) = call_as(&r, None, 1, "must_be_a_task").await;
+    assert_eq!(status, 200, "{created}");
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+}
+
+/// `tasks/get` over HTTP until the task is final (at most 5 s).
+async fn finished_over_http(r: &tests::wire::Running, id: &str) -> Value {
+    for _ in 0..500 {
+        let (status, got) = json_of(
+            post(r, &with_tasks(7, "tasks/get", json!({"taskId": id})))
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(status, 200, "{got}");
+        let task = got["result"].clone();
+        if ["completed", "failed", "cancelled"].contains(&task["status"].as_str().unwrap()) {
+            return task;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("task {id} never finished");
+}
+
+#[tokio::test]
+async fn a_result_past_the_stores_byte_budget_fails_its_task_and_the_kept_ones_stay() {
+    // Room for one 6 kB result, not two.
+    let r = tests::wire::start(server_with(
+        TaskConfig::default()
+            .max_total_bytes(10_000)
+            .poll_interval(Duration::from_millis(10)),
+    ))
+    .await;
+    let mut ids = Vec::new();
+    for i in 0..2 {
+        let (status, created) = json_of(
+            post(
+                &r,
+                &with_tasks(
+                    i,
+                    "tools/call",
+                    json!({"name": "big", "arguments": {"bytes": 6_000}}),
+                ),
+            )
+            .send()
+            .await
+            .unwrap(),
+        )
+        .await;
+        assert_eq!(status, 200, "{created}");
+        let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+        // One after the other: the first result is kept before the second comes.
+        let done = finished_over_http(&r, &id).await;
+        ids.push((id, done));
+    }
+    let (_, first) = &ids[0];
+    assert_eq!(first["status"], "completed", "{first}");
+    assert_eq!(
+        first["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .len(),
+        6_000
+    );
+    let (_, second) = &ids[1];
+    assert_eq!(second["status"], "failed", "{second}");
+    assert!(second.get("result").is_none(), "{second}");
+    assert_eq!(second["error"]["code"], -32603);
+    let message = second["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("budget of 10000 bytes") && message.contains("result"),
+        "{message}"
+    );
+    // The kept result is still there, whole.
+    let again = finished_over_http(&r, &ids[0].0).await;
+    assert_eq!(&again, first);
 }

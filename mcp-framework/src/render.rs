@@ -14,16 +14,15 @@ use crate::cache::{CachePolicy, ListKind, encode_cursor};
 use crate::catalog::Catalog;
 use crate::protocol::{
     CacheScope, CallToolResult, CompleteResult, Completion, CreateTaskResult, DiscoverResult,
-    EmptyResult, GetPromptResult, GetSkillResult, GetTaskResult, Icon, InitializeResult,
-    InputRequiredResult, JsonObject, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListSkillsResult, ProtocolVersion, ReadResourceDirectoryResult,
-    ReadResourceResult, RequestId, Resource, ResourceContents, ResultType, SkillEntry,
-    SubscriptionsListenResult, ToolAnnotations,
+    EmptyResult, GetPromptResult, GetSkillResult, Icon, InitializeResult, InputRequiredResult,
+    JsonObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListSkillsResult, ProtocolVersion, ReadResourceDirectoryResult, ReadResourceResult, RequestId,
+    Resource, ResourceContents, ResultType, SkillEntry, SubscriptionsListenResult, ToolAnnotations,
 };
 use crate::registry::entry::ToolEntry;
 use crate::runtime::state::ServerInner;
 use crate::schema;
-use crate::tasks::TaskRecord;
+use crate::tasks::{TaskDetail, TaskRecord};
 
 pub(crate) fn to_bytes(value: &impl Serialize) -> Bytes {
     Bytes::from(serde_json::to_vec(value).expect("protocol results serialize"))
@@ -476,12 +475,18 @@ pub(crate) fn task_created(server: &ServerInner, record: &TaskRecord) -> Bytes {
     encode(server, &result, Stamped::Spliced)
 }
 
-/// `tasks/get`: the task in detail.
+/// `tasks/get`: the task in detail (a `GetTaskResult`), its result written as kept.
 pub(crate) fn task_detail(server: &ServerInner, record: &TaskRecord) -> Bytes {
-    let result = GetTaskResult {
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct GetTask<'a> {
+        result_type: ResultType,
+        #[serde(flatten)]
+        task: TaskDetail<'a>,
+    }
+    let result = GetTask {
         result_type: ResultType::Complete,
         task: record.detail(),
-        meta: None,
     };
     encode(server, &result, Stamped::Spliced)
 }

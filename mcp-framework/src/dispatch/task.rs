@@ -1,8 +1,10 @@
 //! The Tasks extension in dispatch: a `tools/call` that becomes a task (created before its
-//! handler runs, or when the handler asks for it), the handler run detached from the
-//! request that started it, and `tasks/get`, `tasks/update` and `tasks/cancel`.
+//! handler runs, or when the handler asks for it; counted against its caller's quota), the
+//! handler run detached from the request that started it, and `tasks/get`, `tasks/update`
+//! and `tasks/cancel`.
 
-use std::sync::Arc;
+use std::net::IpAddr;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot};
@@ -13,12 +15,13 @@ use super::era::Era;
 use super::reply::{Failure, Reply};
 use super::tool::{ToolRun, run_tool};
 use super::views::parse;
+use crate::peer::PeerId;
 use crate::protocol::{ErrorObject, RequestId, TaskIdParams, UpdateTaskParams, codes, keys};
 use crate::registry::entry::ToolEntry;
 use crate::render;
 use crate::runtime::state::ServerInner;
 use crate::tasks::live::{Finish, TaskSlot, Tasks};
-use crate::tasks::{TaskStart, TaskSupport};
+use crate::tasks::{TaskStart, TaskStoreError, TaskSupport};
 
 /// `-32021` naming the extension.
 fn extension_required() -> ErrorObject {
@@ -60,7 +63,8 @@ pub(super) async fn call_tool(
     }
 }
 
-/// The reply when no task could be kept: the call runs inline if the tool allows that.
+/// The reply when no task could be kept: the call runs inline if the tool allows that,
+/// and is refused otherwise.
 async fn without_task(
     server: &Arc<ServerInner>,
     entry: Arc<ToolEntry>,
@@ -68,21 +72,71 @@ async fn without_task(
     era: Era,
     carrier: Carrier,
     run: ToolRun,
-    why: &crate::tasks::TaskStoreError,
+    refused: Reply,
 ) -> Reply {
-    tracing::warn!(tool = %entry.tool.name, error = %why, "no task could be created");
     if entry.task.support == TaskSupport::Required {
-        let e = ErrorObject::new(
-            codes::INTERNAL_ERROR,
-            format!("The server cannot take another task ({why}); retry later"),
-        );
-        return Reply::Error(e, Failure::Unavailable);
+        return refused;
     }
     run_tool(server, entry, id, era, carrier, run, None).await
 }
 
+/// Why no task could be kept, as the answer to a call that requires one: this caller's
+/// quota (`429`: other callers are still served), else the server's (`503`).
+fn refusal(tasks: &Tasks, why: &TaskStoreError) -> Reply {
+    match why {
+        TaskStoreError::HolderFull { max } => {
+            tracing::debug!(error = %why, "no task could be created");
+            let ttl = humantime::format_duration(tasks.config.ttl);
+            let e = ErrorObject::new(
+                codes::INTERNAL_ERROR,
+                format!(
+                    "This caller holds its maximum of {max} tasks (a task counts until its \
+                     record expires, {ttl} after its creation, finished or not); retry when \
+                     one has expired"
+                ),
+            )
+            .with_data(serde_json::json!({"maxTasksPerOwner": max}));
+            Reply::Error(e, Failure::Busy)
+        }
+        _ => {
+            tracing::warn!(error = %why, "no task could be created");
+            Reply::Error(
+                ErrorObject::new(
+                    codes::INTERNAL_ERROR,
+                    format!("The server cannot take another task ({why}); retry later"),
+                ),
+                Failure::Unavailable,
+            )
+        }
+    }
+}
+
 fn owner(carrier: &Carrier) -> Option<String> {
     carrier.principal().map(|p| p.subject().to_owned())
+}
+
+/// Whose quota a task counts against: the principal's, else the client's (its address over
+/// HTTP, the /64 of an IPv6 address, which one client may hold whole; its connection over
+/// stdio, tagged with this process so that replicas sharing a store never mix theirs up);
+/// no one's for a message handed to `handle_message`.
+fn holder(carrier: &Carrier) -> Option<String> {
+    if let Some(p) = carrier.principal() {
+        return Some(format!("principal:{}", p.subject()));
+    }
+    match carrier.peer.as_ref()? {
+        PeerId::Addr(ip) => Some(match ip.to_canonical() {
+            IpAddr::V4(v4) => format!("addr:{v4}"),
+            IpAddr::V6(v6) => {
+                let prefix = u128::from(v6) & !(u128::MAX >> 64);
+                format!("addr:{}/64", std::net::Ipv6Addr::from(prefix))
+            }
+        }),
+        PeerId::Connection(n) => {
+            static PROCESS: OnceLock<String> = OnceLock::new();
+            let process = PROCESS.get_or_init(crate::unguessable::hex_id);
+            Some(format!("connection:{process}:{n}"))
+        }
+    }
 }
 
 /// How a task's handler run ended, from the reply it would have sent.
@@ -108,11 +162,14 @@ async fn immediately(
 ) -> Reply {
     let cancel = CancellationToken::new();
     let (record, live) = match tasks
-        .create(owner(&carrier).as_deref(), cancel.clone())
+        .create(owner(&carrier).as_deref(), holder(&carrier), cancel.clone())
         .await
     {
         Ok(created) => created,
-        Err(e) => return without_task(server, entry, id, era, carrier, run, &e).await,
+        Err(e) => {
+            let refused = refusal(&tasks, &e);
+            return without_task(server, entry, id, era, carrier, run, refused).await;
+        }
     };
     // From here on only `tasks/cancel` (or expiry) stops the handler, and nothing streams.
     carrier.cancel = cancel;
@@ -143,6 +200,7 @@ async fn handler_starts(
     run: ToolRun,
 ) -> Reply {
     let owner = owner(&carrier);
+    let holder = holder(&carrier);
     let cancel = CancellationToken::new();
     let request_cancel = std::mem::replace(&mut carrier.cancel, cancel.clone());
     let orphaned = cancel.clone().drop_guard();
@@ -180,7 +238,7 @@ async fn handler_starts(
                 });
             }
             Some(ack) = promotions.recv() => {
-                match tasks.create(owner.as_deref(), cancel.clone()).await {
+                match tasks.create(owner.as_deref(), holder.clone(), cancel.clone()).await {
                     Ok((record, live)) => {
                         slot.bind(live);
                         orphaned.disarm();

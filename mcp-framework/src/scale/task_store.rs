@@ -15,15 +15,44 @@ const EXPIRY_GRACE: Duration = Duration::from_secs(600);
 /// How many times an update retries when another replica changed the record meanwhile.
 const UPDATE_RETRIES: usize = 16;
 
-/// Creates a record unless its id exists or the store is full. KEYS: record, index.
-/// ARGV: data, expiry score, max tasks, Redis expiry in ms (0: none), id.
+/// Creates a record unless its id exists, its holder holds its quota or the store is full.
+/// KEYS: record, index, the holder's set (its records by expiry; the empty string: no
+/// holder). ARGV: data, expiry score, max tasks, Redis expiry in ms (0: none), id, max per
+/// holder, the expiry (ms) before which Redis has dropped a record on its own. A record
+/// counts until it is removed (`REMOVE`, by a replica's sweep), or dropped by Redis should
+/// no replica sweep ([`EXPIRY_GRACE`] after its TTL).
 const CREATE: &str = r"
 if redis.call('EXISTS', KEYS[1]) == 1 then return 'exists' end
+local held = KEYS[3] ~= ''
+if held then
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. ARGV[7])
+  if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[6]) then return 'holder' end
+end
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then return 'full' end
-redis.call('HSET', KEYS[1], 'rev', 1, 'data', ARGV[1])
+redis.call('HSET', KEYS[1], 'rev', 1, 'data', ARGV[1], 'holder', KEYS[3])
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[5])
 if tonumber(ARGV[4]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
+if held then
+  redis.call('ZADD', KEYS[3], ARGV[2], ARGV[5])
+  if tonumber(ARGV[4]) > 0 then
+    if redis.call('PTTL', KEYS[3]) < tonumber(ARGV[4]) then
+      redis.call('PEXPIRE', KEYS[3], ARGV[4])
+    end
+  else
+    redis.call('PERSIST', KEYS[3])
+  end
+end
 return 'ok'
+";
+
+/// Removes a record, from the index and from its holder's set. KEYS: record, index. ARGV:
+/// id. Returns 1 if the record was there.
+const REMOVE: &str = r"
+local holder = redis.call('HGET', KEYS[1], 'holder')
+local deleted = redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+if holder and holder ~= '' then redis.call('ZREM', holder, ARGV[1]) end
+return deleted
 ";
 
 /// Replaces a record's data if it is still at revision ARGV[1]. KEYS: record. ARGV: rev,
@@ -38,7 +67,9 @@ return 1
 
 /// A [`TaskStore`] in Redis, shared by every replica (feature `redis`): one hash per
 /// record (its JSON and a revision) and a sorted set of the records by expiry, for the
-/// bound and the sweep. Creation is atomic (a Lua script checks the id and the bound);
+/// bound and the sweep, and one per holder, for its quota (so a caller's quota holds
+/// across replicas). Creation is atomic (a Lua script checks the id, the holder's quota
+/// and the bound);
 /// an update reads the record, applies the [`TaskUpdate`] (the same rules as every store)
 /// and writes it back only if no other replica changed it meanwhile (compare-and-set on
 /// the revision, retried). It passes [`contract::check`](crate::tasks::contract::check).
@@ -66,6 +97,7 @@ pub struct RedisTaskStore {
     max_tasks: usize,
     create: redis::Script,
     compare_and_set: redis::Script,
+    remove: redis::Script,
 }
 
 impl std::fmt::Debug for RedisTaskStore {
@@ -95,6 +127,7 @@ impl RedisTaskStore {
             max_tasks,
             create: redis::Script::new(CREATE),
             compare_and_set: redis::Script::new(COMPARE_AND_SET),
+            remove: redis::Script::new(REMOVE),
         })
     }
 
@@ -112,6 +145,11 @@ impl RedisTaskStore {
 
     fn index_key(&self) -> String {
         format!("{}:expiry", self.prefix)
+    }
+
+    /// The set of `holder`'s records (the empty string for none).
+    fn holder_key(&self, holder: Option<&str>) -> String {
+        holder.map_or_else(String::new, |h| format!("{}:holder:{h}", self.prefix))
     }
 
     /// The shared connection, made if there is none.
@@ -173,7 +211,7 @@ fn json(record: &TaskRecord) -> String {
 }
 
 impl TaskStore for RedisTaskStore {
-    fn create(&self, record: TaskRecord) -> StoreFuture<'_, ()> {
+    fn create(&self, record: TaskRecord, max_per_holder: usize) -> StoreFuture<'_, ()> {
         Box::pin(async move {
             let mut c = self.connection().await?;
             let score = record
@@ -186,17 +224,26 @@ impl TaskStore for RedisTaskStore {
                 self.create
                     .key(self.record_key(&record.id))
                     .key(self.index_key())
+                    .key(self.holder_key(record.holder.as_deref()))
                     .arg(json(&record))
                     .arg(score)
                     .arg(self.max_tasks)
                     .arg(expire_ms)
                     .arg(&record.id)
+                    .arg(max_per_holder)
+                    .arg(
+                        crate::tasks::record::now_ms()
+                            .saturating_sub(EXPIRY_GRACE.as_millis() as u64),
+                    )
                     .invoke_async(&mut c)
                     .await,
             )?;
             match outcome.as_str() {
                 "ok" => Ok(()),
                 "exists" => Err(TaskStoreError::Exists(record.id)),
+                "holder" => Err(TaskStoreError::HolderFull {
+                    max: max_per_holder,
+                }),
                 "full" => Err(TaskStoreError::Full {
                     max: self.max_tasks,
                 }),
@@ -265,15 +312,12 @@ impl TaskStore for RedisTaskStore {
     fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, bool> {
         Box::pin(async move {
             let mut c = self.connection().await?;
-            let (deleted, _): (i64, i64) = self.checked(
-                redis::pipe()
-                    .atomic()
-                    .cmd("DEL")
-                    .arg(self.record_key(id))
-                    .cmd("ZREM")
-                    .arg(self.index_key())
+            let deleted: i64 = self.checked(
+                self.remove
+                    .key(self.record_key(id))
+                    .key(self.index_key())
                     .arg(id)
-                    .query_async(&mut c)
+                    .invoke_async(&mut c)
                     .await,
             )?;
             Ok(deleted == 1)

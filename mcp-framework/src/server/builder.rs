@@ -305,7 +305,9 @@ impl ServerBuilder {
 
     /// Keeps tasks in `store` instead of the bounded in-memory default
     /// ([`MemoryTaskStore`](crate::tasks::MemoryTaskStore) of
-    /// [`TaskConfig::max_tasks`]); implies [`tasks`](Self::tasks). A store shared between
+    /// [`TaskConfig::max_tasks`] and [`TaskConfig::max_total_bytes`]); implies
+    /// [`tasks`](Self::tasks). The store's own bounds replace those two;
+    /// [`TaskConfig::max_tasks_per_owner`] holds for any store. A store shared between
     /// replicas lets any of them answer for a task.
     pub fn task_store(mut self, store: impl TaskStore) -> Self {
         self.task_store = Some(Box::new(store));
@@ -503,9 +505,9 @@ impl ServerBuilder {
         );
         let tasks = keeps_tasks.then(|| {
             let config = self.tasks.unwrap_or_default();
-            let store = self
-                .task_store
-                .unwrap_or_else(|| Box::new(MemoryTaskStore::new(config.max_tasks)));
+            let store = self.task_store.unwrap_or_else(|| {
+                Box::new(MemoryTaskStore::new(config.max_tasks).max_bytes(config.max_total_bytes))
+            });
             Arc::new(Tasks::new(store, config, Arc::new(bus.clone())))
         });
         let inner = ServerInner {

@@ -5,12 +5,16 @@
 
 use serde_json::json;
 
+use super::raw::RawJson;
 use super::record::{TaskRecord, TaskUpdate};
 use super::store::{TaskStore, TaskStoreError};
 use crate::protocol::{ErrorObject, TaskStatus};
 
 /// The records [`check`] creates at most at once.
 pub const MIN_CAPACITY: usize = 8;
+
+/// The quota [`check`] creates its records under (any store holds this many per holder).
+const QUOTA: usize = 2;
 
 fn record(id: &str, created_at_ms: u64, ttl_ms: Option<u64>) -> TaskRecord {
     TaskRecord::new(
@@ -27,7 +31,7 @@ pub async fn check(store: &dyn TaskStore) {
     let id = "contract-task-1";
     // Creation is strongly consistent, and ids are unique.
     store
-        .create(record(id, 1_000, Some(60_000)))
+        .create(record(id, 1_000, Some(60_000)), QUOTA)
         .await
         .expect("create");
     let got = store
@@ -42,7 +46,7 @@ pub async fn check(store: &dyn TaskStore) {
     );
     assert!(
         matches!(
-            store.create(record(id, 1_000, None)).await,
+            store.create(record(id, 1_000, None), QUOTA).await,
             Err(TaskStoreError::Exists(_))
         ),
         "a second task with the same id is refused"
@@ -90,16 +94,25 @@ pub async fn check(store: &dyn TaskStore) {
         "and does not end the task by itself"
     );
 
-    // A final record never changes again.
+    // A final record never changes again. Its result is kept as its JSON text, exactly.
+    let text = r#"{"content": [], "isError": true, "structuredContent": [0,0, 0]}"#;
+    let result = RawJson::from_slice(text.as_bytes()).expect("valid JSON");
     let done = store
-        .update(
-            id,
-            TaskUpdate::at(3_000).completed(json!({"content": [], "isError": true})),
-        )
+        .update(id, TaskUpdate::at(3_000).completed(result))
         .await
         .expect("update")
         .expect("there");
     assert_eq!(done.status, TaskStatus::Completed);
+    assert_eq!(
+        done.result.as_ref().map(RawJson::get),
+        Some(text),
+        "the result is kept verbatim"
+    );
+    assert_eq!(
+        store.get(id).await.expect("get").expect("kept"),
+        done,
+        "the result is kept"
+    );
     assert!(
         done.input_requests.is_empty(),
         "a final task has no questions"
@@ -124,11 +137,11 @@ pub async fn check(store: &dyn TaskStore) {
 
     // Expiry lists what outlived its TTL, and removal forgets it.
     store
-        .create(record("contract-task-2", 1_000, Some(500)))
+        .create(record("contract-task-2", 1_000, Some(500)), QUOTA)
         .await
         .expect("create");
     store
-        .create(record("contract-task-3", 1_000, None))
+        .create(record("contract-task-3", 1_000, None), QUOTA)
         .await
         .expect("create");
     let mut expired = store.expired(1_600, 100).await.expect("expired");
@@ -153,10 +166,81 @@ pub async fn check(store: &dyn TaskStore) {
         assert_eq!(store.get(id).await.expect("get"), None, "{id} is gone");
     }
 
+    // A holder holds at most its quota of records, finished or not, until they are
+    // removed; other holders, and records of no holder, are not held back by it.
+    // (Without a TTL: a store may forget what it would have dropped on its own.)
+    let held = |id: &str, holder: &str| record(id, 1_000, None).held_by(Some(holder.to_owned()));
+    for id in ["contract-quota-1", "contract-quota-2"] {
+        store
+            .create(held(id, "contract-holder-a"), QUOTA)
+            .await
+            .expect("within the quota");
+    }
+    store
+        .update(
+            "contract-quota-1",
+            TaskUpdate::at(2_000).completed(json!({"content": []}).into()),
+        )
+        .await
+        .expect("update");
+    assert_eq!(
+        store
+            .create(held("contract-quota-3", "contract-holder-a"), QUOTA)
+            .await,
+        Err(TaskStoreError::HolderFull { max: QUOTA }),
+        "a holder at its quota is refused, its finished records counted"
+    );
+    assert_eq!(
+        store.get("contract-quota-3").await.expect("get"),
+        None,
+        "a refused record is not kept"
+    );
+    store
+        .create(held("contract-quota-4", "contract-holder-b"), QUOTA)
+        .await
+        .expect("another holder is not held back");
+    store
+        .create(record("contract-quota-5", 1_000, None), 0)
+        .await
+        .expect("a record of no holder counts against no quota");
+    assert_eq!(
+        store
+            .get("contract-quota-4")
+            .await
+            .expect("get")
+            .expect("kept")
+            .holder
+            .as_deref(),
+        Some("contract-holder-b"),
+        "the holder is kept"
+    );
+    assert!(store.remove("contract-quota-1").await.expect("remove"));
+    store
+        .create(held("contract-quota-3", "contract-holder-a"), QUOTA)
+        .await
+        .expect("a removed record frees its place");
+    for id in [
+        "contract-quota-2",
+        "contract-quota-3",
+        "contract-quota-4",
+        "contract-quota-5",
+    ] {
+        assert!(store.remove(id).await.expect("remove"), "{id} is removed");
+    }
+
     // Records round-trip through JSON (what a shared store keeps).
-    let mut r = record("contract-task-4", 5, Some(10));
+    let mut r = record("contract-task-4", 5, Some(10)).held_by(Some("h".into()));
     TaskUpdate::at(6)
         .failed(ErrorObject::internal("boom"))
+        .apply(&mut r);
+    let text = serde_json::to_string(&r).expect("records serialize");
+    assert_eq!(
+        serde_json::from_str::<TaskRecord>(&text).expect("and parse"),
+        r
+    );
+    let mut r = record("contract-task-5", 5, Some(10));
+    TaskUpdate::at(6)
+        .completed(RawJson::from_slice(br#"{"a": [1, 2]}"#).expect("valid"))
         .apply(&mut r);
     let text = serde_json::to_string(&r).expect("records serialize");
     assert_eq!(

@@ -15,7 +15,8 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::TaskConfig;
-use super::record::{TaskRecord, TaskUpdate, now_ms};
+use super::raw::RawJson;
+use super::record::{TaskRecord, TaskUpdate, encoded_len, now_ms};
 use super::store::{SharedStore, TaskStore, TaskStoreError};
 use crate::events::{ChangeEvent, EventBus, TaskEvent};
 use crate::protocol::{ErrorObject, JsonObject, TaskStatus};
@@ -199,12 +200,14 @@ impl Tasks {
         Watching(self.clone())
     }
 
-    /// Creates a `working` task owned by `owner` and registers it as running here. Once
-    /// this returns, `tasks/get` finds it.
+    /// Creates a `working` task owned by `owner`, counted against `holder`'s quota
+    /// ([`TaskConfig::max_tasks_per_owner`]), and registers it as running here. Once this
+    /// returns, `tasks/get` finds it.
     /// `cancel` is the token the task's handler watches.
     pub(crate) async fn create(
         self: &Arc<Self>,
         owner: Option<&str>,
+        holder: Option<String>,
         cancel: CancellationToken,
     ) -> Result<(TaskRecord, Arc<LiveTask>), TaskStoreError> {
         self.sweep().await;
@@ -216,9 +219,12 @@ impl Tasks {
             now,
             Some(ms(self.config.ttl)),
             Some(ms(self.config.poll_interval)),
-        );
+        )
+        .held_by(holder);
         record.lease_until_ms = Some(self.lease_until(now));
-        self.store.create(record.clone()).await?;
+        self.store
+            .create(record.clone(), self.config.max_tasks_per_owner)
+            .await?;
         let live = Arc::new(LiveTask {
             id: Arc::from(record.id.as_str()),
             cancel,
@@ -395,6 +401,8 @@ impl Tasks {
     }
 
     /// Writes a running task's status from its questions: `input_required` while any wait.
+    /// A task the store failed instead (its questions past the store's budget) is
+    /// cancelled: nothing will answer it.
     async fn write_questions(&self, live: &Arc<LiveTask>) {
         let _w = live.writes.lock().await;
         let (status, requests, message) = {
@@ -415,7 +423,13 @@ impl Tasks {
             .status(status)
             .input_requests(requests)
             .status_message(message);
-        self.write(&live.id, update).await;
+        if self
+            .write(&live.id, update)
+            .await
+            .is_some_and(|r| r.status.is_terminal())
+        {
+            live.cancel.cancel();
+        }
     }
 
     /// Records how the handler of `live` ended; the task is then no longer running here.
@@ -429,13 +443,25 @@ impl Tasks {
                     self.config.max_result_bytes
                 )))
             }
-            Finish::Result(bytes) => match serde_json::from_slice::<Value>(&bytes) {
+            // Kept as its text: parsed, `[0,0,…]` would take a `Value` per two bytes.
+            Finish::Result(bytes) => match RawJson::from_slice(&bytes) {
                 Ok(result) => TaskUpdate::at(now).completed(result),
                 Err(e) => TaskUpdate::at(now).failed(ErrorObject::internal(format!(
                     "unreadable task result: {e}"
                 ))),
             },
-            Finish::Error(error) => TaskUpdate::at(now).failed(error),
+            Finish::Error(error) => {
+                let bytes = encoded_len(&error);
+                if bytes > self.config.max_result_bytes {
+                    TaskUpdate::at(now).failed(ErrorObject::internal(format!(
+                        "the task failed with an error of {bytes} bytes (code {}), more than \
+                         the {} a task may keep",
+                        error.code, self.config.max_result_bytes
+                    )))
+                } else {
+                    TaskUpdate::at(now).failed(error)
+                }
+            }
             Finish::Cancelled => TaskUpdate::at(now)
                 .status(TaskStatus::Cancelled)
                 .status_message(Some("Cancelled by the client".into())),
@@ -449,11 +475,18 @@ impl Tasks {
         live.questions.lock().expect("questions").pending.clear();
     }
 
-    async fn write(&self, id: &str, update: TaskUpdate) {
+    /// Writes a change of a task running here; the record after it, if it is still kept.
+    async fn write(&self, id: &str, update: TaskUpdate) -> Option<TaskRecord> {
         match self.store.update(id, update).await {
-            Ok(Some(record)) => self.publish(&record),
-            Ok(None) => {} // expired and removed meanwhile
-            Err(e) => tracing::error!(task = id, error = %e, "could not record a task's state"),
+            Ok(Some(record)) => {
+                self.publish(&record);
+                Some(record)
+            }
+            Ok(None) => None, // expired and removed meanwhile
+            Err(e) => {
+                tracing::error!(task = id, error = %e, "could not record a task's state");
+                None
+            }
         }
     }
 

@@ -1,7 +1,8 @@
 //! The Tasks extension (`io.modelcontextprotocol/tasks`): a tool call that outlives its
-//! request. Owns what a task is ([`TaskRecord`], [`record`]), where tasks are kept
-//! ([`TaskStore`] and the bounded [`MemoryTaskStore`], [`store`]; [`contract`] checks any
-//! store), and the tasks this process runs (`live`: their cancellation, the questions
+//! request. Owns what a task is ([`TaskRecord`], [`record`]; its result kept as JSON text,
+//! [`RawJson`]), where tasks are kept ([`TaskStore`] and the bounded [`MemoryTaskStore`],
+//! [`store`]: in all, per caller, in bytes; [`contract`] checks any store), and the tasks
+//! this process runs (`live`: their cancellation, the questions
 //! they wait on, their expiry and the status notifications they publish).
 //!
 //! Dispatch decides, per call, whether a tool runs inline or as a task (the tool's
@@ -12,12 +13,14 @@
 
 pub mod contract;
 pub(crate) mod live;
+mod raw;
 pub mod record;
 pub mod store;
 
 use std::time::Duration;
 
-pub use record::{TaskRecord, TaskUpdate};
+pub use raw::RawJson;
+pub use record::{TaskDetail, TaskRecord, TaskUpdate};
 pub use store::{MemoryTaskStore, StoreFuture, TaskStore, TaskStoreError};
 
 /// Whether a tool may run as a task (`#[tool(task)]`, [`ToolDefinition::task`]).
@@ -71,9 +74,24 @@ pub struct TaskConfig {
     /// bound). A call that would need another one runs inline when its tool allows that,
     /// and is refused (`503` over HTTP) when the tool requires a task. Default: 10,000.
     pub max_tasks: usize,
+    /// At most this many of them are one caller's: the principal's (its subject), or
+    /// without authorization the client's (its address over HTTP, an IPv6 address's /64;
+    /// its connection over stdio). A task counts from its creation until its record is
+    /// removed, a [`ttl`](Self::ttl) later, finished or not. A call past it runs inline
+    /// when its tool allows that, and is refused (`-32603`, `429` over HTTP) when the tool
+    /// requires a task. With a shared store the count is the store's, across replicas.
+    /// Default: 100 (1% of `max_tasks`' default: a hundred callers at their quota fill
+    /// the store, one cannot).
+    pub max_tasks_per_owner: usize,
     /// A result larger than this (encoded JSON) fails its task instead of being kept.
     /// Default: 1 MiB.
     pub max_result_bytes: usize,
+    /// The default store keeps at most this many bytes of results, errors and questions
+    /// in all (kept as JSON text, counted as such): a result that does not fit fails its
+    /// task instead of being kept. Default: 256 MiB (a caller at its quota, with results
+    /// of `max_result_bytes`, holds at most 100 MiB of it). A store you give the builder
+    /// has its own bounds ([`MemoryTaskStore::max_bytes`]).
+    pub max_total_bytes: usize,
     /// At most this many questions of one task wait for answers at once. Default: 16.
     pub max_pending_questions: usize,
     /// How long a replica holds the tasks it runs without renewing: it renews every third
@@ -89,7 +107,9 @@ impl Default for TaskConfig {
             ttl: Duration::from_secs(3600),
             poll_interval: Duration::from_millis(500),
             max_tasks: 10_000,
+            max_tasks_per_owner: 100,
             max_result_bytes: 1 << 20,
+            max_total_bytes: store::DEFAULT_MAX_BYTES,
             max_pending_questions: 16,
             lease: Duration::from_secs(10),
         }
@@ -118,10 +138,24 @@ impl TaskConfig {
         self
     }
 
+    /// Sets [`max_tasks_per_owner`](Self::max_tasks_per_owner).
+    #[must_use]
+    pub fn max_tasks_per_owner(mut self, max: usize) -> Self {
+        self.max_tasks_per_owner = max;
+        self
+    }
+
     /// Sets [`max_result_bytes`](Self::max_result_bytes).
     #[must_use]
     pub fn max_result_bytes(mut self, max: usize) -> Self {
         self.max_result_bytes = max;
+        self
+    }
+
+    /// Sets [`max_total_bytes`](Self::max_total_bytes).
+    #[must_use]
+    pub fn max_total_bytes(mut self, max: usize) -> Self {
+        self.max_total_bytes = max;
         self
     }
 

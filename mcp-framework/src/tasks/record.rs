@@ -1,13 +1,16 @@
 //! [`TaskRecord`]: what is kept of a task (its status, its questions, its result or error,
-//! who owns it and when it expires), and [`TaskUpdate`], the one way a record changes.
-//! Both are serde types, so a shared store can keep them as JSON.
+//! who owns it, whose quota it counts against and when it expires), what it weighs
+//! ([`TaskRecord::payload_bytes`]), how `tasks/get` shows it ([`TaskDetail`]), and
+//! [`TaskUpdate`], the one way a record changes. Both are serde types, so a shared store
+//! can keep them as JSON.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::value::RawValue;
 
-use crate::protocol::{DetailedTask, ErrorObject, JsonObject, Task, TaskStatus};
+use super::raw::RawJson;
+use crate::protocol::{ErrorObject, JsonObject, Task, TaskStatus};
 
 /// A task as a [`TaskStore`](super::TaskStore) keeps it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -19,6 +22,12 @@ pub struct TaskRecord {
     /// Who created it (the principal's subject), if the request was authenticated. Only
     /// the same principal may read, answer or cancel it.
     pub owner: Option<String>,
+    /// Whose quota it counts against while it is kept (a store holds at most so many
+    /// records of one holder): the principal when there is one, else the client (its
+    /// address over HTTP, its connection over stdio). `None`: no one's (a message handed
+    /// to `Server::handle_message`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub holder: Option<String>,
     /// Its status.
     pub status: TaskStatus,
     /// What it is doing, for people.
@@ -33,8 +42,8 @@ pub struct TaskRecord {
     pub poll_interval_ms: Option<u64>,
     /// Questions waiting for answers, by key (while `input_required`).
     pub input_requests: JsonObject,
-    /// The result of the original request, once `completed`.
-    pub result: Option<Value>,
+    /// The result of the original request, once `completed`, as its JSON text.
+    pub result: Option<RawJson>,
     /// The error the request failed with, once `failed`.
     pub error: Option<ErrorObject>,
     /// A client asked to cancel it (its runner, wherever it is, should stop).
@@ -73,6 +82,7 @@ impl TaskRecord {
         Self {
             id,
             owner,
+            holder: None,
             status: TaskStatus::Working,
             status_message: None,
             created_at_ms: now_ms,
@@ -86,6 +96,31 @@ impl TaskRecord {
             answers: JsonObject::new(),
             lease_until_ms: None,
         }
+    }
+
+    /// The record counting against `holder`'s quota.
+    #[must_use]
+    pub fn held_by(mut self, holder: Option<String>) -> Self {
+        self.holder = holder;
+        self
+    }
+
+    /// The bytes its contents take as JSON: the result, the error, the questions, the
+    /// answers waiting and the status message (what a store's byte budget counts; the
+    /// fixed fields are bounded by the number of records).
+    pub fn payload_bytes(&self) -> usize {
+        let mut bytes = self.result.as_ref().map_or(0, RawJson::len);
+        bytes += self.status_message.as_ref().map_or(0, String::len);
+        if let Some(error) = &self.error {
+            bytes += encoded_len(error);
+        }
+        if !self.input_requests.is_empty() {
+            bytes += encoded_len(&self.input_requests);
+        }
+        if !self.answers.is_empty() {
+            bytes += encoded_len(&self.answers);
+        }
+        bytes
     }
 
     /// Whether the task is not final and its runner's lease ran out before `now_ms` (the
@@ -118,21 +153,60 @@ impl TaskRecord {
         }
     }
 
-    /// The task as `tasks/get` and `notifications/tasks` show it: questions only while
-    /// `input_required`, the result only once `completed`, the error only once `failed`.
-    pub fn detail(&self) -> DetailedTask {
-        DetailedTask {
+    /// The task as `tasks/get` and `notifications/tasks` show it (a `DetailedTask`):
+    /// questions only while `input_required`, the result only once `completed`, the error
+    /// only once `failed`. It borrows from the record: the result is written as kept.
+    pub fn detail(&self) -> TaskDetail<'_> {
+        TaskDetail {
             task: self.task(),
             input_requests: (self.status == TaskStatus::InputRequired)
-                .then(|| self.input_requests.clone()),
+                .then_some(&self.input_requests),
             result: (self.status == TaskStatus::Completed)
-                .then(|| self.result.clone())
-                .flatten(),
+                .then_some(self.result.as_ref())
+                .flatten()
+                .map(RawJson::as_raw),
             error: (self.status == TaskStatus::Failed)
-                .then(|| self.error.clone())
+                .then_some(self.error.as_ref())
                 .flatten(),
         }
     }
+}
+
+/// A task in detail, borrowed from its [`TaskRecord`]: it serializes as the protocol's
+/// [`DetailedTask`](crate::protocol::DetailedTask) does, writing the result's JSON text
+/// as it is kept.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskDetail<'a> {
+    /// The task.
+    #[serde(flatten)]
+    pub task: Task,
+    /// The questions waiting (`input_required` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_requests: Option<&'a JsonObject>,
+    /// The result (`completed` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<&'a RawValue>,
+    /// The error (`failed` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<&'a ErrorObject>,
+}
+
+/// The length of `value` encoded as JSON, counted without keeping the text.
+pub(crate) fn encoded_len(value: &impl Serialize) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    serde_json::to_writer(&mut count, value).expect("protocol values serialize");
+    count.0
 }
 
 /// A change to a record. A store applies it with [`apply`](Self::apply), atomically: a
@@ -148,7 +222,7 @@ pub struct TaskUpdate {
     /// The questions now waiting (replacing the previous ones).
     pub input_requests: Option<JsonObject>,
     /// The result (with `status: completed`).
-    pub result: Option<Value>,
+    pub result: Option<RawJson>,
     /// The error (with `status: failed`).
     pub error: Option<ErrorObject>,
     /// Marks the task as asked to cancel.
@@ -195,7 +269,7 @@ impl TaskUpdate {
 
     /// Completes the task with `result`.
     #[must_use]
-    pub fn completed(mut self, result: Value) -> Self {
+    pub fn completed(mut self, result: RawJson) -> Self {
         self.status = Some(TaskStatus::Completed);
         self.result = Some(result);
         self
@@ -287,14 +361,14 @@ impl TaskUpdate {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     #[test]
     fn final_records_never_change() {
         let mut r = TaskRecord::new("t".into(), None, 1_000, Some(10), None);
         assert!(
             TaskUpdate::at(1_001)
-                .completed(json!({"content": []}))
+                .completed(json!({"content": []}).into())
                 .apply(&mut r)
         );
         assert_eq!(r.status, TaskStatus::Completed);
@@ -330,5 +404,38 @@ mod tests {
         let d = serde_json::to_value(r.detail()).unwrap();
         assert!(d.get("inputRequests").is_none() && d.get("result").is_none());
         assert_eq!(d["error"]["code"], -32603);
+    }
+
+    #[test]
+    fn the_result_is_written_as_kept_and_weighed_by_its_text() {
+        let mut r = TaskRecord::new("t".into(), None, 0, None, None);
+        assert_eq!(r.payload_bytes(), 0);
+        let text = r#"{"content": [], "structuredContent": [0,0,0]}"#;
+        TaskUpdate::at(1)
+            .completed(RawJson::from_slice(text.as_bytes()).unwrap())
+            .apply(&mut r);
+        assert_eq!(r.payload_bytes(), text.len());
+        // Inside another flattened result, as `tasks/get` writes it.
+        #[derive(Serialize)]
+        struct Wrapped<'a> {
+            kind: &'static str,
+            #[serde(flatten)]
+            task: TaskDetail<'a>,
+        }
+        let out = serde_json::to_string(&Wrapped {
+            kind: "complete",
+            task: r.detail(),
+        })
+        .unwrap();
+        assert!(out.contains(&format!(r#""result":{text}"#)), "{out}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["kind"], "complete");
+        assert_eq!(v["status"], "completed");
+        let mut failed = TaskRecord::new("u".into(), None, 0, None, None);
+        TaskUpdate::at(1)
+            .failed(ErrorObject::internal("boom"))
+            .apply(&mut failed);
+        let error = serde_json::to_string(&ErrorObject::internal("boom")).unwrap();
+        assert_eq!(failed.payload_bytes(), error.len() + "boom".len());
     }
 }
