@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use mcp_framework::scale::{RedisEventBus, RedisTaskStore};
-use mcp_framework::{Server, tool, tools};
+use mcp_framework::{Server, resource, tool, tools};
 use serde_json::{Value, json};
 use tests::everything;
 use tests::redis::Redis;
@@ -25,6 +25,12 @@ fn hello() -> String {
 #[tool(register = false)]
 fn spare() -> String {
     "spare".into()
+}
+
+/// The resource the listeners watch (served from the binary's `#[resource]`s).
+#[resource(uri = "test://watched", mime = "text/plain")]
+fn watched() -> String {
+    "watched".into()
 }
 
 /// A replica: the same server, its bus on `redis`.
