@@ -33,9 +33,8 @@ pub fn note_uri(id: u64) -> String {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The data. Handlers could share it as a `#[ctx] State<T>` (`ServerBuilder::state`), but the
-// completers below get only what the user typed, no `Context`: so the store both read is a
-// static.
+// The data. Handlers and completers could share it as a `State<T>` (`ServerBuilder::state`);
+// this example keeps it in a static that both read.
 
 #[derive(Debug, Clone)]
 struct Note {
