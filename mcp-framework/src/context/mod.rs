@@ -2,7 +2,11 @@
 //! cancellation, client identity and capabilities, application state, and questions to the
 //! client ([`ask`]: elicitation, sampling, roots) that work the same in both protocol eras.
 //!
-//! Imports: legacy sessions, the runtime state and handle, and the leaves.
+//! What handlers see, below everything that runs them: the context names no server, no
+//! session and no dispatch. The runtime reaches it through two small traits, [`Host`] (the
+//! server: application state, and itself for the runtime's own injectables such as
+//! `ServerHandle`) and [`SessionPeer`] (a legacy session: its log level, requests to its
+//! client). Imports: the leaves only.
 
 pub(crate) mod ask;
 mod form;
@@ -21,6 +25,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
+use crate::error::ContextError;
 use crate::mrtr::Round;
 use crate::peer::{HttpParts, Sink, StreamCloser, Transport};
 use crate::principal::Principal;
@@ -30,10 +35,28 @@ use crate::protocol::{
     LoggingMessageNotificationParams, ProgressNotificationParams, ProgressToken, ProtocolVersion,
     RequestId,
 };
-use crate::runtime::handle::ServerHandle;
-use crate::runtime::state::ServerInner;
-use crate::session::legacy::LegacySession;
 use crate::tasks::live::{LiveTask, TaskSlot};
+
+/// The server a request runs on, as its context reaches it (the runtime implements it).
+pub(crate) trait Host: std::any::Any + Send + Sync {
+    /// The application state of this type, if the server was given one.
+    fn state(&self, ty: std::any::TypeId) -> Option<Arc<dyn std::any::Any + Send + Sync>>;
+}
+
+/// A legacy session, as a handler's context reaches it (the session implements it).
+pub(crate) trait SessionPeer: fmt::Debug + Send + Sync {
+    /// The level at or above which log messages are sent (`logging/setLevel`).
+    fn log_level(&self) -> Option<LoggingLevel>;
+    /// Sends a server-to-client request (on the `related` request's stream when there is
+    /// one) and waits for the answer, or for `cancel`.
+    fn request<'a>(
+        &'a self,
+        method: &'a str,
+        params: &'a Value,
+        related: Option<&'a Sink>,
+        cancel: &'a CancellationToken,
+    ) -> std::pin::Pin<Box<dyn Future<Output = Result<Value, ContextError>> + Send + 'a>>;
+}
 
 /// How this request may ask the client for input.
 #[derive(Debug)]
@@ -41,7 +64,7 @@ pub(crate) enum Asker {
     /// 2026-07-28: replay rounds and `InputRequiredResult`.
     Mrtr(Mutex<Round>),
     /// A legacy session: real server-to-client requests.
-    Legacy(Arc<LegacySession>),
+    Legacy(Arc<dyn SessionPeer>),
     /// Nothing can be asked (e.g. a stateless legacy-version request, or `completion/complete`).
     None,
 }
@@ -85,12 +108,13 @@ pub(crate) enum LogGate {
     /// `_meta.io.modelcontextprotocol/logLevel` (absent: no log messages at all).
     Request(Option<LoggingLevel>),
     /// The session's `logging/setLevel`.
-    Session(Arc<LegacySession>),
+    Session(Arc<dyn SessionPeer>),
 }
 
 /// Everything a [`Context`] holds; built by dispatch for one handler run.
 pub(crate) struct ContextInner {
-    pub(crate) server: Arc<ServerInner>,
+    /// The server the request runs on.
+    pub(crate) host: Arc<dyn Host>,
     pub(crate) request_id: RequestId,
     pub(crate) version: ProtocolVersion,
     pub(crate) transport: Transport,
@@ -144,12 +168,6 @@ pub trait FromContext: Sized {
 impl FromContext for Context {
     fn from_context(cx: &Context) -> Self {
         cx.clone()
-    }
-}
-
-impl FromContext for ServerHandle {
-    fn from_context(cx: &Context) -> Self {
-        cx.server()
     }
 }
 
@@ -249,16 +267,15 @@ impl Context {
     /// [`ServerBuilder::state`](crate::ServerBuilder::state).
     pub fn state<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
         self.inner
-            .server
-            .state
-            .get(&std::any::TypeId::of::<T>())
-            .cloned()
+            .host
+            .state(std::any::TypeId::of::<T>())
             .and_then(|v| v.downcast::<T>().ok())
     }
 
-    /// A handle to change what the server serves.
-    pub fn server(&self) -> ServerHandle {
-        ServerHandle::from_inner(self.inner.server.clone())
+    /// The server the request runs on, for the runtime's own injectables (its
+    /// `ServerHandle`).
+    pub(crate) fn host(&self) -> &Arc<dyn Host> {
+        &self.inner.host
     }
 
     /// Whether the request was cancelled: by the client, or by a middleware layer that

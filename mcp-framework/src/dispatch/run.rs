@@ -120,7 +120,7 @@ pub(super) fn context(
     task: Option<Arc<TaskSlot>>,
 ) -> Context {
     Context::new(ContextInner {
-        server: server.clone(),
+        host: server.clone(),
         request_id: id,
         version: era.version,
         transport: carrier.transport(),

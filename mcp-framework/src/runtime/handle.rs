@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::state::ServerInner;
 use crate::catalog::Catalog;
+use crate::context::{Context, FromContext};
 use crate::error::Error;
 use crate::events::{ChangeEvent, EventBus as _};
 use crate::registry::set::{PromptSet, ResourceSet, ToolSet};
@@ -28,6 +29,15 @@ impl fmt::Debug for ServerHandle {
 
 impl ServerHandle {
     pub(crate) fn from_inner(inner: Arc<ServerInner>) -> Self {
+        Self { inner }
+    }
+
+    /// The handle of the server a request runs on.
+    fn of(cx: &Context) -> Self {
+        let host: Arc<dyn std::any::Any + Send + Sync> = cx.host().clone();
+        let inner = host
+            .downcast::<ServerInner>()
+            .expect("a request's host is its server");
         Self { inner }
     }
 
@@ -242,5 +252,18 @@ impl ServerHandle {
     /// Completes when a shutdown has started.
     pub async fn shutdown_started(&self) {
         self.inner.shutdown.cancelled().await;
+    }
+}
+
+impl FromContext for ServerHandle {
+    fn from_context(cx: &Context) -> Self {
+        Self::of(cx)
+    }
+}
+
+impl Context {
+    /// A handle to change what the server serves.
+    pub fn server(&self) -> ServerHandle {
+        ServerHandle::of(self)
     }
 }

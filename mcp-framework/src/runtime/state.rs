@@ -57,6 +57,12 @@ pub(crate) struct ServerInner {
 pub(crate) type StateMap =
     std::collections::HashMap<std::any::TypeId, Arc<dyn std::any::Any + Send + Sync>>;
 
+impl crate::context::Host for ServerInner {
+    fn state(&self, ty: std::any::TypeId) -> Option<Arc<dyn std::any::Any + Send + Sync>> {
+        self.state.get(&ty).cloned()
+    }
+}
+
 impl ServerInner {
     /// What the caller `principal` (none: an unauthenticated request) may do with an item
     /// that requires `requirement`: the one access rule every request naming an item

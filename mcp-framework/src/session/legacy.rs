@@ -4,6 +4,8 @@
 //! per connection; HTTP: by `Mcp-Session-Id`) and whatever else it needs beside it.
 
 use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicI64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -15,6 +17,7 @@ use serde_json::value::RawValue;
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
+use crate::context::SessionPeer;
 use crate::error::ContextError;
 use crate::events::{ChangeEvent, EventBus as _};
 use crate::inflight::InFlight;
@@ -143,7 +146,7 @@ impl LegacySession {
     }
 
     /// The level at or above which log messages are sent.
-    pub(crate) fn log_level(&self) -> Option<LoggingLevel> {
+    fn log_level(&self) -> Option<LoggingLevel> {
         match self.log_level.load(Ordering::Relaxed) {
             0 => Some(LoggingLevel::Info),
             n => LEVELS.get(usize::from(n) - 1).copied(),
@@ -177,7 +180,7 @@ impl LegacySession {
 
     /// Sends a server-to-client request (on the related request's stream when there is
     /// one, else on the session stream) and waits for the answer.
-    pub(crate) async fn request(
+    async fn request(
         &self,
         method: &str,
         params: &Value,
@@ -238,6 +241,22 @@ impl LegacySession {
         self.inflight.cancel_all();
         self.pending.lock().expect("pending").clear();
         *self.outbound.lock().expect("outbound") = None;
+    }
+}
+
+impl SessionPeer for LegacySession {
+    fn log_level(&self) -> Option<LoggingLevel> {
+        Self::log_level(self)
+    }
+
+    fn request<'a>(
+        &'a self,
+        method: &'a str,
+        params: &'a Value,
+        related: Option<&'a Sink>,
+        cancel: &'a CancellationToken,
+    ) -> Pin<Box<dyn Future<Output = Result<Value, ContextError>> + Send + 'a>> {
+        Box::pin(Self::request(self, method, params, related, cancel))
     }
 }
 
