@@ -11,6 +11,7 @@ use mcp_framework::auth::{Authorization, JwtVerifier};
 use mcp_framework::{Context, PromptSet, ResourceSet, ScopePolicy, Server, tool, tools};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
+use tests::issuer::Issuer;
 use tests::oidc::{self, Provider};
 use tests::wire::{Running, json_of, legacy_post, legacy_session, post, request, sse_events};
 
@@ -65,6 +66,22 @@ async fn serve_for(provider: &Provider) -> Running {
         let verifier = JwtVerifier::new(issuer.clone(), url)
             .unwrap()
             .leeway(Duration::ZERO);
+        Authorization::new(url, verifier)
+            .unwrap()
+            .authorization_server(issuer)
+    })
+    .await
+}
+
+/// A server accepting the tokens of the test issuer (`tests::issuer`), its verifier as
+/// `configure` leaves it.
+async fn serve_issuer(
+    issuer: &Issuer,
+    configure: impl FnOnce(JwtVerifier) -> JwtVerifier,
+) -> Running {
+    let issuer = issuer.url().to_owned();
+    serve(move |url| {
+        let verifier = configure(JwtVerifier::new(issuer.clone(), url).unwrap());
         Authorization::new(url, verifier)
             .unwrap()
             .authorization_server(issuer)
@@ -703,4 +720,122 @@ async fn the_python_sdk_authenticates_with_client_credentials() {
         "{result}\nstderr: {stderr}"
     );
     let _ = server.kill().await;
+}
+
+#[tokio::test]
+async fn a_junk_opaque_token_costs_the_issuer_one_introspection() {
+    let provider = Provider::start().await;
+    let issuer = provider.issuer().to_owned();
+    let r = serve(|url| {
+        let verifier = JwtVerifier::new(issuer.clone(), url)
+            .unwrap()
+            .introspection(oidc::INTROSPECTOR.0, oidc::INTROSPECTOR.1);
+        Authorization::new(url, verifier)
+            .unwrap()
+            .authorization_server(issuer.clone())
+    })
+    .await;
+    let introspections = || async {
+        provider.state().await["hits"]["/token/introspection"]
+            .as_u64()
+            .unwrap_or(0)
+    };
+    for junk in ["bm90LWEtdG9rZW4", "YW5vdGhlci1vbmU"] {
+        for i in 0..10 {
+            let resp = call_with(&r, Some(junk), "ping_me").await;
+            assert_eq!(resp.status(), StatusCode::UNAUTHORIZED, "{junk} {i}");
+            assert!(challenge(&resp).contains("error=\"invalid_token\""));
+        }
+    }
+    assert_eq!(
+        introspections().await,
+        2,
+        "twenty requests with two junk tokens"
+    );
+    // A token for another resource is refused from memory too.
+    let elsewhere = provider
+        .token(
+            oidc::OPAQUE.0,
+            oidc::OPAQUE.1,
+            "profile:read",
+            "http://127.0.0.1:1/other",
+        )
+        .await;
+    for _ in 0..5 {
+        let resp = call_with(&r, Some(&elsewhere), "ping_me").await;
+        assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
+    }
+    assert_eq!(introspections().await, 3);
+    // Valid opaque tokens are still introspected, once.
+    let token = provider
+        .token(oidc::OPAQUE.0, oidc::OPAQUE.1, "profile:read", &r.url)
+        .await;
+    for _ in 0..3 {
+        let (status, body) = json_of(call_with(&r, Some(&token), "whoami").await).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+    assert_eq!(introspections().await, 4);
+}
+
+#[tokio::test]
+async fn introspection_calls_in_flight_to_an_issuer_are_bounded() {
+    let issuer = Issuer::start().await;
+    let r = serve_issuer(&issuer, |v| {
+        v.introspection("rs", "rs-secret")
+            .introspection_concurrency(2, Duration::from_millis(200))
+    })
+    .await;
+    // Warm up (metadata fetched): one junk token, answered inactive.
+    assert_eq!(
+        call_with(&r, Some("d2FybS11cA"), "ping_me").await.status(),
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(issuer.introspections(), 1);
+    issuer.hold();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    for i in 0..6 {
+        let (tx, http, url) = (tx.clone(), r.http.clone(), r.url.clone());
+        tokio::spawn(async move {
+            let resp = http
+                .post(&url)
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", "2026-07-28")
+                .header("mcp-method", "tools/call")
+                .header("mcp-name", "ping_me")
+                .bearer_auth(format!("junk-{i}"))
+                .body(call(1, "ping_me").to_string())
+                .send()
+                .await
+                .unwrap();
+            let retry_after = resp.headers().contains_key("retry-after");
+            let _ = tx.send((resp.status(), retry_after));
+        });
+    }
+    // Two calls reach the issuer and are held there; the four others are told to retry.
+    for n in 0..4 {
+        let (status, retry_after) = tokio::time::timeout(Duration::from_secs(10), rx.recv())
+            .await
+            .unwrap_or_else(|_| {
+                panic!(
+                    "answer {n} did not come: {} introspections in flight",
+                    issuer.in_flight()
+                )
+            })
+            .unwrap();
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "answer {n}");
+        assert!(retry_after, "answer {n} has Retry-After");
+    }
+    assert_eq!(issuer.in_flight(), 2);
+    assert_eq!(issuer.most_in_flight(), 2);
+    issuer.release();
+    for n in 0..2 {
+        let (status, _) = tokio::time::timeout(Duration::from_secs(10), rx.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "held answer {n}");
+    }
+    assert_eq!(issuer.introspections(), 3);
+    assert_eq!(issuer.most_in_flight(), 2);
 }

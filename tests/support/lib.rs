@@ -2,6 +2,7 @@
 //! fixture server and talking to it over the wire.
 
 pub mod fixture;
+pub mod issuer;
 pub mod oidc;
 pub mod redis;
 pub mod wire;

@@ -1,6 +1,8 @@
-//! The answers of the verifier, kept per token until the token expires, so that a token is
-//! checked once and not on every request. Keyed by the token's SHA-256 (the tokens are not
-//! kept); bounded: when full, expired answers go first, then an arbitrary half.
+//! Answers of the verifier kept per token, so that a token is checked once and not on
+//! every request: the principals of valid tokens until the token expires (at most five
+//! minutes), and, for introspection, the refusals of inactive tokens for a while. Keyed by
+//! the token's SHA-256 (the tokens are not kept); bounded: when full, expired answers go
+//! first, then an arbitrary half.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -15,12 +17,12 @@ use crate::principal::Principal;
 const MAX_KEEP: Duration = Duration::from_secs(300);
 
 #[derive(Debug)]
-pub(crate) struct TokenCache {
-    entries: Mutex<HashMap<[u8; 32], (Principal, Instant)>>,
+pub(crate) struct TokenCache<V> {
+    entries: Mutex<HashMap<[u8; 32], (V, Instant)>>,
     capacity: usize,
 }
 
-impl TokenCache {
+impl<V: Clone> TokenCache<V> {
     pub(crate) fn new(capacity: usize) -> Self {
         Self {
             entries: Mutex::new(HashMap::new()),
@@ -32,12 +34,12 @@ impl TokenCache {
         Sha256::digest(token.as_bytes()).into()
     }
 
-    /// The principal of `token`, when an answer for it is kept and has not expired.
-    pub(crate) fn get(&self, token: &str) -> Option<Principal> {
+    /// The answer kept for `token`, when there is one that has not expired.
+    pub(crate) fn get(&self, token: &str) -> Option<V> {
         let key = Self::key(token);
         let mut entries = self.entries.lock().expect("token cache");
         match entries.get(&key) {
-            Some((principal, until)) if *until > Instant::now() => Some(principal.clone()),
+            Some((value, until)) if *until > Instant::now() => Some(value.clone()),
             Some(_) => {
                 entries.remove(&key);
                 None
@@ -46,15 +48,17 @@ impl TokenCache {
         }
     }
 
-    /// Keeps the answer for `token` until `expires_at` (at most five minutes).
-    pub(crate) fn put(&self, token: &str, principal: Principal, expires_at: SystemTime) {
-        let Ok(left) = expires_at.duration_since(SystemTime::now()) else {
+    /// Keeps `value` for `token` during `keep`.
+    pub(crate) fn keep(&self, token: &str, value: V, keep: Duration) {
+        if self.capacity == 0 || keep.is_zero() {
+            return;
+        }
+        let now = Instant::now();
+        let Some(until) = now.checked_add(keep) else {
             return;
         };
-        let until = Instant::now() + left.min(MAX_KEEP);
         let mut entries = self.entries.lock().expect("token cache");
         if entries.len() >= self.capacity {
-            let now = Instant::now();
             entries.retain(|_, (_, until)| *until > now);
             if entries.len() >= self.capacity {
                 let drop: Vec<_> = entries
@@ -67,7 +71,22 @@ impl TokenCache {
                 }
             }
         }
-        entries.insert(Self::key(token), (principal, until));
+        entries.insert(Self::key(token), (value, until));
+    }
+
+    /// How many answers are kept (expired ones included).
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.entries.lock().expect("token cache").len()
+    }
+}
+
+impl TokenCache<Principal> {
+    /// Keeps the principal of `token` until `expires_at` (at most five minutes).
+    pub(crate) fn put(&self, token: &str, principal: Principal, expires_at: SystemTime) {
+        if let Ok(left) = expires_at.duration_since(SystemTime::now()) {
+            self.keep(token, principal, left.min(MAX_KEEP));
+        }
     }
 }
 
@@ -91,6 +110,33 @@ mod tests {
         for i in 0..100 {
             cache.put(&format!("t{i}"), Principal::new("p"), later);
         }
-        assert!(cache.entries.lock().unwrap().len() <= 4);
+        assert!(cache.len() <= 4);
+    }
+
+    #[test]
+    fn refusals_are_kept_for_their_time_and_bounded() {
+        let cache: TokenCache<&str> = TokenCache::new(3);
+        cache.keep("junk", "inactive", Duration::from_secs(60));
+        assert_eq!(cache.get("junk"), Some("inactive"));
+        cache.keep("brief", "inactive", Duration::from_nanos(1));
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while cache.get("brief").is_some() {
+            assert!(Instant::now() < deadline, "a refusal outlived its time");
+            std::thread::yield_now();
+        }
+        for i in 0..1000 {
+            cache.keep(&format!("j{i}"), "inactive", Duration::from_secs(60));
+        }
+        assert!(cache.len() <= 3);
+        // Off: nothing kept.
+        let off: TokenCache<&str> = TokenCache::new(0);
+        off.keep("junk", "inactive", Duration::from_secs(60));
+        assert_eq!(off.get("junk"), None);
+        // Keys are digests, never the token.
+        let cache: TokenCache<&str> = TokenCache::new(3);
+        cache.keep("secret-token", "x", Duration::from_secs(60));
+        let entries = cache.entries.lock().unwrap();
+        let key = entries.keys().next().unwrap();
+        assert_eq!(key, &<[u8; 32]>::from(Sha256::digest(b"secret-token")));
     }
 }

@@ -1,9 +1,17 @@
 //! Opaque access tokens checked by the authorization server (RFC 7662 token introspection):
 //! the answer must say `active`, name this server in `aud` and, when it states one, the
-//! expected issuer.
+//! expected issuer. Bounded, so that junk tokens cannot turn into as many calls to the
+//! issuer: a token found invalid is refused from memory for a while (keyed by its digest),
+//! and at most so many calls are in flight to the issuer at once; a request that finds
+//! them all taken waits a moment for one, then is answered `503` with `Retry-After`.
+
+use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::Value;
+use tokio::sync::Semaphore;
 
+use super::cache::TokenCache;
 use super::canonical::same_resource;
 use super::claims::principal_of;
 use super::fetch::Fetcher;
@@ -24,8 +32,93 @@ impl std::fmt::Debug for Client {
     }
 }
 
+/// The bounds of introspection (see [`JwtVerifier`](super::JwtVerifier)'s
+/// `introspection_*` settings).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limits {
+    /// Calls in flight to the issuer at once.
+    pub(crate) max_in_flight: usize,
+    /// How long a request waits for a place among them.
+    pub(crate) wait: Duration,
+    /// How long a refused token is refused from memory.
+    pub(crate) refused_for: Duration,
+    /// How many refused tokens are remembered.
+    pub(crate) max_refused: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_in_flight: 16,
+            wait: Duration::from_secs(1),
+            refused_for: Duration::from_secs(60),
+            max_refused: 10_000,
+        }
+    }
+}
+
+/// Introspection for one issuer, within its [`Limits`].
+#[derive(Debug)]
+pub(crate) struct Introspector {
+    client: Client,
+    limits: Limits,
+    calls: Semaphore,
+    /// Why a token was refused, by its digest.
+    refused: TokenCache<Arc<str>>,
+}
+
+impl Introspector {
+    pub(crate) fn new(client: Client, limits: Limits) -> Self {
+        Self {
+            client,
+            calls: Semaphore::new(limits.max_in_flight.max(1)),
+            refused: TokenCache::new(limits.max_refused),
+            limits,
+        }
+    }
+
+    /// A refusal of `token` still remembered.
+    pub(crate) fn refused(&self, token: &str) -> Option<TokenError> {
+        self.refused
+            .get(token)
+            .map(|why| TokenError::Invalid(why.to_string()))
+    }
+
+    /// Asks `endpoint` about `token`, within the limits.
+    pub(crate) async fn check(
+        &self,
+        fetcher: &Fetcher,
+        endpoint: &str,
+        token: &str,
+        issuer: &str,
+        audience: &str,
+    ) -> Result<Verified, TokenError> {
+        if let Some(refused) = self.refused(token) {
+            return Err(refused);
+        }
+        let Ok(Ok(_permit)) = tokio::time::timeout(self.limits.wait, self.calls.acquire()).await
+        else {
+            return Err(TokenError::unavailable(format!(
+                "{} introspection calls to the issuer are in flight; none ended within {:?}",
+                self.limits.max_in_flight.max(1),
+                self.limits.wait
+            )));
+        };
+        // Another request may have learnt about this token while this one waited.
+        if let Some(refused) = self.refused(token) {
+            return Err(refused);
+        }
+        let result = introspect(fetcher, endpoint, &self.client, token, issuer, audience).await;
+        if let Err(TokenError::Invalid(why)) = &result {
+            self.refused
+                .keep(token, Arc::from(why.as_str()), self.limits.refused_for);
+        }
+        result
+    }
+}
+
 /// Asks `endpoint` about `token`.
-pub(crate) async fn introspect(
+async fn introspect(
     fetcher: &Fetcher,
     endpoint: &str,
     client: &Client,

@@ -12,7 +12,7 @@ use super::canonical::{canonical, same_resource};
 use super::claims::principal_of;
 use super::error::AuthError;
 use super::fetch::{Fetcher, check_url};
-use super::introspection::{Client, introspect};
+use super::introspection::{Client, Introspector, Limits};
 use super::jwks::{KeySource, KeyStore, Refresh};
 use super::verifier::{TokenError, TokenVerifier, Verified, VerifyFuture};
 use crate::protocol::JsonObject;
@@ -57,6 +57,8 @@ pub struct JwtVerifier {
     refresh: Refresh,
     timeout: Duration,
     introspection: Option<Client>,
+    introspection_limits: Limits,
+    introspector: std::sync::OnceLock<Option<Introspector>>,
     keys: std::sync::OnceLock<KeyStore>,
 }
 
@@ -81,6 +83,8 @@ impl JwtVerifier {
             },
             timeout: Duration::from_secs(5),
             introspection: None,
+            introspection_limits: Limits::default(),
+            introspector: std::sync::OnceLock::new(),
             keys: std::sync::OnceLock::new(),
         })
     }
@@ -117,8 +121,12 @@ impl JwtVerifier {
     }
 
     /// Checks tokens that are not JWTs (opaque tokens) with the issuer's RFC 7662
-    /// introspection endpoint (named by its metadata), as this client; the answers are
-    /// kept until the token expires, at most five minutes.
+    /// introspection endpoint (named by its metadata), as this client. A valid token's
+    /// answer is kept until the token expires, at most five minutes; a refused one (not
+    /// active, another audience or issuer) is refused from memory for a minute (see
+    /// [`introspection_negative_cache`](Self::introspection_negative_cache)); at most 16
+    /// calls are in flight to the issuer at once (see
+    /// [`introspection_concurrency`](Self::introspection_concurrency)).
     #[must_use]
     pub fn introspection(
         mut self,
@@ -129,6 +137,32 @@ impl JwtVerifier {
             id: client_id.into(),
             secret: client_secret.into(),
         });
+        self
+    }
+
+    /// Tokens the issuer's introspection refused are refused again without asking it, for
+    /// `keep` (default 60 s), and at most `max` of them are remembered (default 10,000;
+    /// when full, the expired go first, then an arbitrary half). Only the SHA-256 of a
+    /// token is kept. `max` 0 turns this off. A token cannot become active once refused,
+    /// so the only cost of a longer `keep` is memory; the benefit is that a client
+    /// repeating a junk token costs the issuer one call per `keep`.
+    #[must_use]
+    pub fn introspection_negative_cache(mut self, keep: Duration, max: usize) -> Self {
+        self.introspection_limits.refused_for = keep;
+        self.introspection_limits.max_refused = max;
+        self
+    }
+
+    /// At most `max` introspection calls are in flight to the issuer at once (default 16;
+    /// at least 1). A request that finds them all taken waits up to `wait` for one
+    /// (default 1 s), then is answered `503` with `Retry-After` and tried again by the
+    /// client: a burst of junk tokens costs the issuer at most `max` calls at a time, and
+    /// valid tokens queued behind them are delayed by at most `wait` before they are told
+    /// to retry.
+    #[must_use]
+    pub fn introspection_concurrency(mut self, max: usize, wait: Duration) -> Self {
+        self.introspection_limits.max_in_flight = max.max(1);
+        self.introspection_limits.wait = wait;
         self
     }
 
@@ -196,22 +230,30 @@ impl JwtVerifier {
 impl JwtVerifier {
     /// A token that is not a JWT: introspected, when introspection is on.
     async fn opaque(&self, token: &str, why: &str) -> Result<Verified, TokenError> {
-        let Some(client) = &self.introspection else {
+        let introspector = self.introspector.get_or_init(|| {
+            self.introspection
+                .clone()
+                .map(|client| Introspector::new(client, self.introspection_limits))
+        });
+        let Some(introspector) = introspector else {
             return Err(TokenError::invalid(format!("not a JWT: {why}")));
         };
+        if let Some(refused) = introspector.refused(token) {
+            return Err(refused);
+        }
         let store = self.key_store();
         let endpoint = store.introspection_endpoint().await?.ok_or_else(|| {
             TokenError::unavailable("the issuer's metadata names no introspection_endpoint")
         })?;
-        introspect(
-            store.fetcher(),
-            &endpoint,
-            client,
-            token,
-            &self.issuer,
-            &self.audience,
-        )
-        .await
+        introspector
+            .check(
+                store.fetcher(),
+                &endpoint,
+                token,
+                &self.issuer,
+                &self.audience,
+            )
+            .await
     }
 }
 

@@ -56,7 +56,7 @@ pub struct Authorization {
     scopes_supported: Option<Vec<String>>,
     resource_name: Option<String>,
     documentation: Option<String>,
-    cache: cache::TokenCache,
+    cache: cache::TokenCache<Principal>,
 }
 
 impl fmt::Debug for Authorization {
