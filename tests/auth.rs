@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use mcp_framework::auth::{Authorization, JwtVerifier};
+use mcp_framework::auth::{Authorization, JwtVerifier, TokenTypes};
 use mcp_framework::{Context, PromptSet, ResourceSet, ScopePolicy, Server, tool, tools};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -87,6 +87,14 @@ async fn serve_issuer(
             .authorization_server(issuer)
     })
     .await
+}
+
+/// Seconds since the epoch.
+fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
 }
 
 fn call(id: u64, tool: &str) -> Value {
@@ -720,6 +728,105 @@ async fn the_python_sdk_authenticates_with_client_credentials() {
         "{result}\nstderr: {stderr}"
     );
     let _ = server.kill().await;
+}
+
+#[tokio::test]
+async fn tokens_typed_as_something_else_than_an_access_token_are_refused() {
+    let issuer = Issuer::start().await;
+    let r = serve_issuer(&issuer, |v| v).await;
+    let claims = |aud: &str| {
+        json!({"iss": issuer.url(), "aud": aud, "sub": "ada", "scope": "profile:read",
+               "exp": now() + 600})
+    };
+    // The default: access tokens, and tokens that do not say what they are.
+    for typ in [
+        Some("at+jwt"),
+        Some("application/at+jwt"),
+        Some("JWT"),
+        None,
+    ] {
+        let token = issuer.sign(typ, &claims(&r.url));
+        let (status, body) = json_of(call_with(&r, Some(&token), "whoami").await).await;
+        assert_eq!(status, StatusCode::OK, "{typ:?}: {body}");
+        assert_eq!(body["result"]["content"][0]["text"], "ada");
+    }
+    // JWTs the issuer signs for other purposes, with the same keys and the right audience.
+    for typ in [
+        "logout+jwt",
+        "token-introspection+jwt",
+        "dpop+jwt",
+        "secevent+jwt",
+    ] {
+        let token = issuer.sign(Some(typ), &claims(&r.url));
+        let resp = call_with(&r, Some(&token), "whoami").await;
+        assert_eq!(resp.status(), StatusCode::UNAUTHORIZED, "{typ}");
+        assert!(
+            challenge(&resp).contains("error=\"invalid_token\""),
+            "{typ}"
+        );
+    }
+    // Strict (RFC 9068 §4): only at+jwt.
+    let strict = serve_issuer(&issuer, |v| v.token_types(TokenTypes::AccessOnly)).await;
+    for (typ, expected) in [
+        (Some("at+jwt"), StatusCode::OK),
+        (Some("application/AT+JWT"), StatusCode::OK),
+        (Some("JWT"), StatusCode::UNAUTHORIZED),
+        (None, StatusCode::UNAUTHORIZED),
+    ] {
+        let token = issuer.sign(typ, &claims(&strict.url));
+        let resp = call_with(&strict, Some(&token), "whoami").await;
+        assert_eq!(resp.status(), expected, "{typ:?}");
+    }
+}
+
+#[tokio::test]
+async fn times_beyond_the_clock_are_answered_and_do_not_panic() {
+    let issuer = Issuer::start().await;
+    let r = serve_issuer(&issuer, |v| v.introspection("rs", "rs-secret")).await;
+    let base = json!({"iss": issuer.url(), "aud": r.url, "sub": "ada", "scope": "profile:read"});
+    let with = |extra: Value| {
+        let mut claims = base.clone();
+        for (k, v) in extra.as_object().unwrap() {
+            claims[k] = v.clone();
+        }
+        claims
+    };
+    let cases = [
+        ("exp at u64::MAX", json!({"exp": u64::MAX}), StatusCode::OK),
+        (
+            "exp past i64::MAX",
+            json!({"exp": i64::MAX as u64 + 1}),
+            StatusCode::OK,
+        ),
+        (
+            "iat at u64::MAX",
+            json!({"exp": now() + 600, "iat": u64::MAX}),
+            StatusCode::OK,
+        ),
+        (
+            "nbf at u64::MAX",
+            json!({"exp": u64::MAX, "nbf": u64::MAX}),
+            StatusCode::UNAUTHORIZED,
+        ),
+    ];
+    for (what, extra, expected) in cases {
+        let token = issuer.sign(Some("at+jwt"), &with(extra));
+        // Twice: the second answer may come from the cache.
+        for round in 0..2 {
+            let resp = call_with(&r, Some(&token), "whoami").await;
+            assert_eq!(resp.status(), expected, "{what}, round {round}");
+        }
+    }
+    // An introspection answer with such an `exp`.
+    let aud = r.url.clone();
+    let iss = issuer.url().to_owned();
+    issuer.answer_introspection(move |_| {
+        json!({"active": true, "iss": iss, "aud": aud, "sub": "opaque-ada",
+               "scope": "profile:read", "exp": u64::MAX})
+    });
+    let (status, body) = json_of(call_with(&r, Some("b3BhcXVl"), "whoami").await).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["result"]["content"][0]["text"], "opaque-ada");
 }
 
 #[tokio::test]

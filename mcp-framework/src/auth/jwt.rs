@@ -1,6 +1,7 @@
 //! [`JwtVerifier`]: JWT access tokens (RFC 9068) checked as an OAuth 2.1 resource server
-//! does: an asymmetric signature by one of the issuer's keys, `iss`, `exp` and `nbf` with a
-//! leeway, and an `aud` that names this server's canonical resource URI (RFC 8707).
+//! does: the `typ` header ([`TokenTypes`]), an asymmetric signature by one of the issuer's
+//! keys, `iss`, `exp` and `nbf` with a leeway, and an `aud` that names this server's
+//! canonical resource URI (RFC 8707).
 
 use std::time::Duration;
 
@@ -31,6 +32,40 @@ const ACCEPTED: [Algorithm; 9] = [
     Algorithm::EdDSA,
 ];
 
+/// The longest leeway accepted (a longer one is taken as this): a day.
+const MAX_LEEWAY: Duration = Duration::from_secs(24 * 3600);
+
+/// Which `typ` headers a [`JwtVerifier`] accepts (RFC 9068 §2.1: an access token is typed
+/// `at+jwt`, RFC 8725 §3.11: a typed JWT cannot be mistaken for another kind).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum TokenTypes {
+    /// `at+jwt` (or `application/at+jwt`), and tokens that do not say what they are: no
+    /// `typ`, or the generic `JWT`, as many issuers still sign their access tokens. A token
+    /// typed as anything else (`dpop+jwt`, `logout+jwt`, `secevent+jwt`,
+    /// `token-introspection+jwt`, …: JWTs the same issuer signs with the same keys, for
+    /// other purposes) is refused. The default.
+    #[default]
+    AccessOrUntyped,
+    /// Only `at+jwt` (or `application/at+jwt`), as RFC 9068 §4 asks of a resource server:
+    /// choose it when the issuer types its access tokens (oidc-provider, and issuers
+    /// following RFC 9068).
+    AccessOnly,
+}
+
+impl TokenTypes {
+    /// Whether a token whose header says `typ` is accepted (compared without case, with or
+    /// without the `application/` prefix, RFC 7515 §4.1.9).
+    fn accepts(self, typ: Option<&str>) -> bool {
+        let Some(typ) = typ else {
+            return self == Self::AccessOrUntyped;
+        };
+        let typ = typ.to_ascii_lowercase();
+        let typ = typ.strip_prefix("application/").unwrap_or(&typ);
+        typ == "at+jwt" || (self == Self::AccessOrUntyped && typ == "jwt")
+    }
+}
+
 /// Checks JWT access tokens against the keys of their issuer.
 ///
 /// The issuer's metadata (RFC 8414, or OpenID Connect Discovery) is fetched on first use
@@ -53,6 +88,7 @@ pub struct JwtVerifier {
     issuer: String,
     audience: String,
     leeway: Duration,
+    types: TokenTypes,
     source: KeySource,
     refresh: Refresh,
     timeout: Duration,
@@ -76,6 +112,7 @@ impl JwtVerifier {
             issuer,
             audience,
             leeway: Duration::from_secs(60),
+            types: TokenTypes::default(),
             refresh: Refresh {
                 max_age: Duration::from_secs(3600),
                 unknown_kid_interval: Duration::from_secs(30),
@@ -89,10 +126,27 @@ impl JwtVerifier {
         })
     }
 
-    /// How far `exp` and `nbf` may be off (clock skew; default 60 s).
+    /// How far `exp` and `nbf` may be off (clock skew; default 60 s, at most a day).
     #[must_use]
     pub fn leeway(mut self, leeway: Duration) -> Self {
-        self.leeway = leeway;
+        self.leeway = leeway.min(MAX_LEEWAY);
+        self
+    }
+
+    /// Which `typ` headers are accepted (default [`TokenTypes::AccessOrUntyped`]: `at+jwt`,
+    /// `JWT` or none). Refused tokens are answered `401 invalid_token`.
+    ///
+    /// ```
+    /// use mcp_framework::auth::{JwtVerifier, TokenTypes};
+    ///
+    /// // An issuer that types its access tokens `at+jwt` (RFC 9068).
+    /// let verifier = JwtVerifier::new("https://auth.example.com", "https://mcp.example.com/mcp")?
+    ///     .token_types(TokenTypes::AccessOnly);
+    /// # Ok::<(), mcp_framework::auth::AuthError>(())
+    /// ```
+    #[must_use]
+    pub fn token_types(mut self, types: TokenTypes) -> Self {
+        self.types = types;
         self
     }
 
@@ -186,6 +240,12 @@ impl JwtVerifier {
             Ok(header) => header,
             Err(e) => return self.opaque(token, &e.to_string()).await,
         };
+        if !self.types.accepts(header.typ.as_deref()) {
+            return Err(TokenError::invalid(match &header.typ {
+                Some(typ) => format!("a token of type `{typ}` is not an access token (at+jwt)"),
+                None => "the token has no type; access tokens are typed at+jwt".to_owned(),
+            }));
+        }
         if !ACCEPTED.contains(&header.alg) {
             return Err(TokenError::invalid(format!(
                 "tokens signed with {:?} are not accepted",
@@ -260,5 +320,39 @@ impl JwtVerifier {
 impl TokenVerifier for JwtVerifier {
     fn verify<'a>(&'a self, token: &'a str) -> VerifyFuture<'a> {
         Box::pin(self.check(token))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_types() {
+        let lenient = TokenTypes::AccessOrUntyped;
+        let strict = TokenTypes::AccessOnly;
+        for typ in [
+            "at+jwt",
+            "AT+JWT",
+            "application/at+jwt",
+            "Application/At+JWT",
+        ] {
+            assert!(lenient.accepts(Some(typ)), "{typ}");
+            assert!(strict.accepts(Some(typ)), "{typ}");
+        }
+        for typ in [None, Some("JWT"), Some("jwt"), Some("application/jwt")] {
+            assert!(lenient.accepts(typ), "{typ:?}");
+            assert!(!strict.accepts(typ), "{typ:?}");
+        }
+        for typ in [
+            "dpop+jwt",
+            "logout+jwt",
+            "token-introspection+jwt",
+            "at+jwt ",
+            "",
+        ] {
+            assert!(!lenient.accepts(Some(typ)), "{typ}");
+            assert!(!strict.accepts(Some(typ)), "{typ}");
+        }
     }
 }

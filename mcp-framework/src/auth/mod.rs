@@ -32,7 +32,7 @@ use axum::http::HeaderMap;
 use serde_json::{Value, json};
 
 pub use error::AuthError;
-pub use jwt::JwtVerifier;
+pub use jwt::{JwtVerifier, TokenTypes};
 pub use verifier::{TokenError, TokenVerifier, Verified, VerifyFuture};
 
 use crate::principal::{Principal, ScopeRules};
