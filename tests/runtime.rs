@@ -8,7 +8,7 @@ use mcp_framework::client::{Client, ClientError, RequestOptions};
 use mcp_framework::protocol::ElicitResult;
 use mcp_framework::{
     CallToolResult, Completion, Content, OutputValidation, PromptSet, ProtocolVersion, ResourceSet,
-    SchemaProfile, Server, ToolDefinition, ToolSet,
+    SchemaProfile, Server, StateKey, ToolDefinition, ToolSet,
 };
 use serde_json::{Value, json};
 use tests::fixture::{obj, sampled, server, server_with};
@@ -328,6 +328,37 @@ fn elicit_params(v: Value) -> Value {
 
 fn meta_with(caps: Value) -> Value {
     json!({"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities": caps})
+}
+
+#[tokio::test]
+async fn a_state_key_id_longer_than_a_sealed_state_holds_is_refused_by_build() {
+    let long = || StateKey::new("k".repeat(256), [7; 32]);
+    let bare = || {
+        Server::builder()
+            .tools(ToolSet::new())
+            .prompts(PromptSet::new())
+            .resources(ResourceSet::new())
+    };
+    for (which, builder) in [
+        ("current", bare().state_key(long())),
+        (
+            "previous",
+            bare()
+                .state_key(StateKey::new("now", [1; 32]))
+                .previous_state_key(long()),
+        ),
+    ] {
+        let err = builder.build().map(|_| ()).unwrap_err().to_string();
+        assert!(err.contains("at most 255 bytes"), "{which}: {err}");
+    }
+    // 255 bytes: built, and it seals a round.
+    let server = server_with(|b| b.state_key(StateKey::new("k".repeat(255), [7; 32])));
+    let client = Client::connect(&server).await.unwrap();
+    let mut params = elicit_params(json!({"greeting":"Hi"}));
+    params["_meta"] = meta_with(json!({"elicitation":{"form":{}}}));
+    let first = client.send_raw("tools/call", params).await.unwrap();
+    assert_eq!(first["resultType"], "input_required", "{first}");
+    assert!(first["requestState"].is_string());
 }
 
 #[tokio::test]

@@ -41,8 +41,12 @@ impl std::fmt::Debug for StateKey {
     }
 }
 
+/// The longest key id: its length travels in one byte of every sealed state.
+const MAX_KEY_ID_BYTES: usize = 255;
+
 impl StateKey {
-    /// A key with an id (at most 255 bytes) and 32 secret bytes.
+    /// A key with an id (at most 255 bytes: `build()` refuses a longer one) and 32 secret
+    /// bytes.
     pub fn new(id: impl Into<String>, secret: [u8; 32]) -> Self {
         let key: Key = secret.into();
         Self {
@@ -63,6 +67,18 @@ impl StateKey {
     /// The key id.
     pub fn id(&self) -> &str {
         &self.id
+    }
+
+    /// Why this key cannot seal states (its id is too long to be written in one).
+    pub(crate) fn check(&self) -> Result<(), String> {
+        if self.id.len() > MAX_KEY_ID_BYTES {
+            return Err(format!(
+                "the state key id `{}…` is {} bytes; a key id is at most {MAX_KEY_ID_BYTES} bytes",
+                self.id.chars().take(16).collect::<String>(),
+                self.id.len()
+            ));
+        }
+        Ok(())
     }
 
     /// The keys of a key file's text: one `<id> <secret>` per line (the secret 32 bytes as
@@ -94,8 +110,8 @@ impl StateKey {
             let (Some(id), Some(secret), None) = (parts.next(), parts.next(), parts.next()) else {
                 return Err(at("expected `<key id> <secret>`"));
             };
-            if id.len() > 255 {
-                return Err(at("a key id is at most 255 bytes"));
+            if id.len() > MAX_KEY_ID_BYTES {
+                return Err(at(&format!("a key id is at most {MAX_KEY_ID_BYTES} bytes")));
             }
             if keys.iter().any(|k| k.id == id) {
                 return Err(at(&format!("the key id `{id}` is used twice")));

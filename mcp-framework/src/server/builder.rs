@@ -251,7 +251,7 @@ impl ServerBuilder {
     }
 
     /// The key that seals MRTR `requestState` (share it between replicas). Default: a
-    /// random key per process.
+    /// random key per process. `build()` refuses a key whose id is longer than 255 bytes.
     pub fn state_key(mut self, key: StateKey) -> Self {
         self.state_key = Some(key);
         self
@@ -494,6 +494,9 @@ impl ServerBuilder {
             keys::SERVER_INFO.into(),
             serde_json::json!({"name": self.info.name, "version": self.info.version}),
         );
+        for key in self.state_key.iter().chain(&self.previous_state_keys) {
+            key.check().map_err(Error::Config)?;
+        }
         let sealer = Sealer::new(
             self.state_key.unwrap_or_else(StateKey::random),
             self.previous_state_keys,
