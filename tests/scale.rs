@@ -214,6 +214,75 @@ async fn a_bad_url_is_an_error_and_an_unreachable_redis_is_not() {
     assert_eq!(body["result"]["tools"][0]["name"], "hello");
 }
 
+/// What a `tracing` subscriber wrote, for reading back.
+#[derive(Clone, Default)]
+struct Logs(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Logs {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Logs {
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+}
+
+#[tokio::test]
+async fn the_redis_password_is_in_no_error_log_or_debug_output() {
+    const SECRET: &str = "s3cret-Pa55word";
+    let logs = Logs::default();
+    let writer = logs.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_max_level(tracing::Level::DEBUG)
+        .with_ansi(false)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+
+    let bad = format!("redis://ada:{SECRET}@127.0.0.1:notaport/");
+    let builder = RedisEventBus::builder(bad.clone());
+    let debug = format!("{builder:?}");
+    assert!(!debug.contains(SECRET) && debug.contains("***@"), "{debug}");
+    let e = builder.start().unwrap_err().to_string();
+    assert!(!e.contains(SECRET) && e.contains("***@127.0.0.1"), "{e}");
+    let e = RedisTaskStore::new(&bad, 10).unwrap_err().to_string();
+    assert!(!e.contains(SECRET) && e.contains("***@127.0.0.1"), "{e}");
+
+    // A Redis that refuses the password: the bus keeps trying, and says why in its logs.
+    let redis = Redis::start().await;
+    let url = redis
+        .url()
+        .replace("redis://", &format!("redis://:{SECRET}@"));
+    let bus = RedisEventBus::connect(url.clone()).unwrap();
+    assert!(!format!("{bus:?}").contains(SECRET));
+    let store = RedisTaskStore::new(&url, 10).unwrap();
+    assert!(!format!("{store:?}").contains(SECRET));
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !logs.text().contains("cannot subscribe") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no log of the refusal: {}",
+            logs.text()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let text = logs.text();
+    assert!(
+        text.contains("uthentication"),
+        "the refusal is logged: {text}"
+    );
+    assert!(!text.contains(SECRET), "{text}");
+    drop(bus);
+}
+
 /// `everything http --redis-url …` on a free port, stopped when dropped.
 async fn everything_replica(redis: &Redis) -> (tokio::process::Child, Running) {
     everything(&["--redis-url", &redis.url()]).await

@@ -6,6 +6,7 @@
 mod redis;
 mod task_store;
 mod timing;
+mod url;
 mod wire;
 
 pub use self::redis::{RedisEventBus, RedisEventBusBuilder};

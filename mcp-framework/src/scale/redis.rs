@@ -58,12 +58,23 @@ impl std::fmt::Debug for RedisEventBus {
 }
 
 /// Options of a [`RedisEventBus`].
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct RedisEventBusBuilder {
     url: String,
     channel: String,
     capacity: usize,
     queue: usize,
+}
+
+impl std::fmt::Debug for RedisEventBusBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisEventBusBuilder")
+            .field("url", &super::url::redacted(&self.url))
+            .field("channel", &self.channel)
+            .field("capacity", &self.capacity)
+            .field("queue", &self.queue)
+            .finish()
+    }
 }
 
 impl RedisEventBusBuilder {
@@ -95,8 +106,12 @@ impl RedisEventBusBuilder {
     /// runtime. Fails only on a bad URL or outside a runtime: an unreachable Redis is
     /// retried in the background (and logged), never waited for.
     pub fn start(self) -> Result<RedisEventBus, Error> {
-        let client = redis::Client::open(self.url.as_str())
-            .map_err(|e| Error::Config(format!("the Redis URL `{}`: {e}", self.url)))?;
+        let client = redis::Client::open(self.url.as_str()).map_err(|e| {
+            Error::Config(format!(
+                "the Redis URL `{}`: {e}",
+                super::url::redacted(&self.url)
+            ))
+        })?;
         let runtime = tokio::runtime::Handle::try_current().map_err(|_| {
             Error::Config("a RedisEventBus is started inside a tokio runtime".into())
         })?;

@@ -117,8 +117,12 @@ impl RedisTaskStore {
     /// A store of at most `max_tasks` records on the Redis at `url`, under the key prefix
     /// `mcp-framework:tasks`. Connects on first use (and again after a failure).
     pub fn new(url: &str, max_tasks: usize) -> Result<Self, Error> {
-        let client = redis::Client::open(url)
-            .map_err(|e| Error::Config(format!("the Redis URL `{url}`: {e}")))?;
+        let client = redis::Client::open(url).map_err(|e| {
+            Error::Config(format!(
+                "the Redis URL `{}`: {e}",
+                super::url::redacted(url)
+            ))
+        })?;
         Ok(Self {
             client,
             connection: Mutex::new(None),

@@ -207,9 +207,13 @@ impl Server {
                 }
             }
             #[cfg(not(feature = "redis"))]
-            return Err(Error::Usage(format!(
-                "`--redis-url {url}`: this server was built without the `redis` feature"
-            )));
+            {
+                // Not the URL itself: it may hold a password.
+                let _ = url;
+                return Err(Error::Usage(
+                    "`--redis-url`: this server was built without the `redis` feature".into(),
+                ));
+            }
         }
         if let Some(bind) = metrics_bind {
             #[cfg(feature = "metrics")]
