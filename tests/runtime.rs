@@ -778,7 +778,8 @@ fn duplicate_definitions_fail_the_build() {
 #[tokio::test]
 async fn tracing_events_reach_the_client_through_the_bridge() {
     use tracing_subscriber::layer::SubscriberExt as _;
-    let subscriber = tracing_subscriber::registry().with(mcp_framework::logging::layer());
+    let subscriber =
+        tracing_subscriber::registry().with(mcp_framework::logging::layer().target("tests"));
     let _guard = tracing::subscriber::set_default(subscriber);
     let client = Client::connect(&server()).await.unwrap();
     let mut notes = client.notifications();
@@ -799,6 +800,54 @@ async fn tracing_events_reach_the_client_through_the_bridge() {
         notes.try_recv().is_err(),
         "debug is below the requested level"
     );
+}
+
+/// Logs an event of its own and one under another crate's target, then makes an HTTP
+/// request through reqwest (whose hyper-util logs what it connects to).
+#[mcp_framework::tool(register = false)]
+async fn fetch_logged(url: String) -> String {
+    tracing::debug!("fetching the page");
+    tracing::debug!(target: "h2::codec::framed_write", frame = "Headers", "send");
+    let status = reqwest::get(&url).await.map(|r| r.status().as_u16());
+    format!("{status:?}")
+}
+
+#[tokio::test]
+async fn the_bridge_forwards_the_servers_own_events_not_other_crates() {
+    use tracing_subscriber::layer::SubscriberExt as _;
+    let subscriber =
+        tracing_subscriber::registry().with(mcp_framework::logging::layer().target(module_path!()));
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let r = tests::wire::start(
+        Server::builder()
+            .tools(mcp_framework::tools![fetch_logged])
+            .prompts(PromptSet::new())
+            .resources(ResourceSet::new())
+            .build()
+            .unwrap(),
+    )
+    .await;
+    let mut meta = tests::wire::meta();
+    meta["io.modelcontextprotocol/logLevel"] = json!("debug");
+    let body = tests::wire::request(
+        1,
+        "tools/call",
+        json!({"name": "fetch_logged", "arguments": {"url": r.url}, "_meta": meta}),
+    );
+    let resp = tests::wire::post(&r, &body).send().await.unwrap();
+    assert_eq!(resp.status(), 200);
+    let events = tests::wire::sse_events(resp, 100).await;
+    let loggers: Vec<&str> = events
+        .iter()
+        .filter(|e| e["method"] == "notifications/message")
+        .map(|e| e["params"]["logger"].as_str().unwrap_or_default())
+        .collect();
+    let answer = events.last().unwrap();
+    assert!(
+        answer["result"]["content"][0]["text"].is_string(),
+        "{answer}"
+    );
+    assert_eq!(loggers, [module_path!()], "{events:?}");
 }
 
 /// A tool whose results break its own output schema: a number declared, text sent; no

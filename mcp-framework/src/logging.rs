@@ -1,5 +1,9 @@
 //! A `tracing` bridge: events emitted while a handler runs are also sent to the client as
-//! `notifications/message` (when the request asked for log messages at that level).
+//! `notifications/message` (when the request asked for log messages at that level), if
+//! they are the server's own: by default only the framework's (`mcp_framework…`) and the
+//! targets you name (your crates), never those of the libraries a handler calls (`hyper`,
+//! `h2`, `reqwest`, a database driver…), whose events may carry what a client should not
+//! see (addresses, headers, queries).
 //!
 //! ```no_run
 //! use tracing_subscriber::layer::SubscriberExt as _;
@@ -7,7 +11,8 @@
 //!
 //! tracing_subscriber::registry()
 //!     .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
-//!     .with(mcp_framework::logging::layer())
+//!     // `module_path!()` in `main.rs` is this crate's name: its events are forwarded.
+//!     .with(mcp_framework::logging::layer().target(module_path!()))
 //!     .init();
 //! ```
 
@@ -31,13 +36,65 @@ pub(crate) fn scope<F: Future>(cx: Context, fut: F) -> impl Future<Output = F::O
     CURRENT.scope(cx, fut)
 }
 
-/// The layer forwarding handler `tracing` events to the client.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ClientLogLayer;
+/// The layer forwarding handler `tracing` events to the client: those of the framework's
+/// targets, and of the targets named with [`target`](Self::target).
+#[derive(Debug, Clone)]
+pub struct ClientLogLayer {
+    /// The target prefixes forwarded; `None`: every target.
+    targets: Option<Vec<String>>,
+}
 
-/// The [`ClientLogLayer`].
+impl Default for ClientLogLayer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ClientLogLayer {
+    /// The framework's own events only (targets `mcp_framework` and below): name your
+    /// crates with [`target`](Self::target).
+    pub fn new() -> Self {
+        Self {
+            targets: Some(vec!["mcp_framework".to_owned()]),
+        }
+    }
+
+    /// Also forwards the events whose target is `prefix` or below it (`prefix::…`): a
+    /// crate's name as in its paths (`my_app` for the package `my-app`; `module_path!()`
+    /// written in `main.rs` or `lib.rs` is it), or a module's path.
+    #[must_use]
+    pub fn target(mut self, prefix: impl Into<String>) -> Self {
+        if let Some(targets) = &mut self.targets {
+            targets.push(prefix.into());
+        }
+        self
+    }
+
+    /// Forwards the events of every target, other crates' included (what this layer did
+    /// before it had a list): only for servers whose clients may see everything the
+    /// libraries their handlers call log.
+    #[must_use]
+    pub fn all_targets(mut self) -> Self {
+        self.targets = None;
+        self
+    }
+
+    /// Whether events of `target` are forwarded.
+    fn forwards(&self, target: &str) -> bool {
+        self.targets.as_ref().is_none_or(|prefixes| {
+            prefixes.iter().any(|p| {
+                target
+                    .strip_prefix(p.as_str())
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with("::"))
+            })
+        })
+    }
+}
+
+/// The [`ClientLogLayer`] of the framework's own events ([`ClientLogLayer::new`]); add
+/// your crates with [`target`](ClientLogLayer::target).
 pub fn layer() -> ClientLogLayer {
-    ClientLogLayer
+    ClientLogLayer::new()
 }
 
 struct Fields {
@@ -82,6 +139,9 @@ impl Visit for Fields {
 
 impl<S: Subscriber> Layer<S> for ClientLogLayer {
     fn on_event(&self, event: &Event<'_>, _: LayerContext<'_, S>) {
+        if !self.forwards(event.metadata().target()) {
+            return;
+        }
         let _ = CURRENT.try_with(|cx| {
             let level = match *event.metadata().level() {
                 Level::ERROR => LoggingLevel::Error,
@@ -105,5 +165,36 @@ impl<S: Subscriber> Layer<S> for ClientLogLayer {
             };
             cx.try_log(level, Some(event.metadata().target()), data);
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_are_matched_by_whole_path_segments() {
+        let layer = layer().target("my_app");
+        for target in [
+            "mcp_framework",
+            "mcp_framework::audit",
+            "my_app",
+            "my_app::tools",
+        ] {
+            assert!(layer.forwards(target), "{target}");
+        }
+        for target in [
+            "my_application",
+            "my_app_helpers::x",
+            "hyper::proto::h1",
+            "h2::codec",
+            "reqwest::connect",
+            "mcp_framework_extra",
+            "",
+        ] {
+            assert!(!layer.forwards(target), "{target}");
+        }
+        assert!(layer.all_targets().forwards("hyper::proto::h1"));
+        assert!(!ClientLogLayer::default().forwards("my_app"));
     }
 }
