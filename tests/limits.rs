@@ -243,6 +243,55 @@ async fn behind_a_trusted_proxy_the_share_is_per_forwarded_client() {
 }
 
 #[tokio::test]
+async fn the_addresses_of_one_ipv6_network_are_one_client() {
+    // The server listens on 127.0.0.1 only: the clients' addresses come through a trusted
+    // proxy (this test), as `X-Forwarded-For`.
+    let serve = |prefix: Option<u8>| {
+        start(server_with(move |b| {
+            let mut http = HttpConfig::new()
+                .max_sessions_per_peer(1)
+                .trust_proxy("127.0.0.1")
+                .allow_host("*");
+            if let Some(bits) = prefix {
+                http = http.client_ipv6_prefix(bits);
+            }
+            b.http(http)
+        }))
+    };
+    let init = |r: &Running, client: &'static str| {
+        let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":
+            {"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}});
+        r.http
+            .post(&r.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("x-forwarded-for", client)
+            .body(init.to_string())
+            .send()
+    };
+    let r = serve(None).await;
+    for (client, status) in [
+        ("2001:db8:1:2::a", 200),
+        // Another address of the same /64: the same client, its share taken.
+        ("2001:db8:1:2:ffff:ffff:ffff:b", 429),
+        // Another /64: another client.
+        ("2001:db8:1:3::a", 200),
+        // IPv4 by address; an IPv4-mapped address is that IPv4 client.
+        ("192.0.2.7", 200),
+        ("::ffff:192.0.2.7", 429),
+        ("192.0.2.8", 200),
+    ] {
+        let resp = init(&r, client).await.unwrap();
+        assert_eq!(resp.status(), status, "{client}");
+    }
+    // Keyed by /128: each address its own client.
+    let r = serve(Some(128)).await;
+    for client in ["2001:db8:1:2::a", "2001:db8:1:2::b"] {
+        assert_eq!(init(&r, client).await.unwrap().status(), 200, "{client}");
+    }
+}
+
+#[tokio::test]
 async fn a_session_keeps_bounded_client_data() {
     let r = start(server()).await;
     let resp = initialize_with(

@@ -36,11 +36,11 @@ impl Transport {
     }
 }
 
-/// Who is behind a request, for limits of what one client may hold: an address over HTTP,
-/// a connection over stdio.
+/// Who is behind a request, for limits of what one client may hold: an address over HTTP
+/// (its [`client_key`]), a connection over stdio.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) enum PeerId {
-    /// The client's address (HTTP).
+    /// The client's address (HTTP), as [`client_key`] gives it.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     Addr(IpAddr),
     /// One connection (stdio, a served stream).
@@ -52,6 +52,21 @@ impl PeerId {
     pub(crate) fn new_connection() -> Self {
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         Self::Connection(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    }
+}
+
+/// The address that stands for a client in per-client limits: an IPv4 address as it is
+/// (an IPv4-mapped IPv6 address as its IPv4 address), an IPv6 address as its network of
+/// `v6_prefix` bits (its other bits zero).
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) fn client_key(ip: IpAddr, v6_prefix: u8) -> IpAddr {
+    match ip.to_canonical() {
+        IpAddr::V4(v4) => IpAddr::V4(v4),
+        IpAddr::V6(v6) => {
+            let bits = u32::from(v6_prefix.min(128));
+            let mask = u128::MAX.checked_shl(128 - bits).unwrap_or(0);
+            IpAddr::V6((u128::from(v6) & mask).into())
+        }
     }
 }
 
@@ -99,4 +114,33 @@ pub(crate) struct HttpParts {
     #[cfg(feature = "http")]
     pub(crate) headers: axum::http::HeaderMap,
     pub(crate) principal: Option<Principal>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(ip: &str, prefix: u8) -> String {
+        client_key(ip.parse().unwrap(), prefix).to_string()
+    }
+
+    #[test]
+    fn ipv6_clients_are_keyed_by_their_network_ipv4_by_address() {
+        assert_eq!(key("2001:db8:1:2:aaaa::1", 64), "2001:db8:1:2::");
+        assert_eq!(
+            key("2001:db8:1:2:ffff:ffff:ffff:ffff", 64),
+            "2001:db8:1:2::"
+        );
+        assert_ne!(key("2001:db8:1:3::1", 64), key("2001:db8:1:2::1", 64));
+        assert_eq!(key("2001:db8:1:2:aaaa::1", 48), "2001:db8:1::");
+        assert_eq!(key("2001:db8:1:2:aaaa::1", 128), "2001:db8:1:2:aaaa::1");
+        assert_eq!(key("2001:db8:1:2:aaaa::1", 0), "::");
+        assert_eq!(key("2001:db8::1", 200), "2001:db8::1");
+        // IPv4: the whole address, whatever the prefix; mapped is the same client.
+        assert_eq!(key("192.0.2.7", 64), "192.0.2.7");
+        assert_eq!(key("::ffff:192.0.2.7", 64), "192.0.2.7");
+        assert_eq!(key("::ffff:192.0.2.7", 0), "192.0.2.7");
+        assert_ne!(key("192.0.2.7", 64), key("192.0.2.8", 64));
+        assert_eq!(key("::1", 64), "::");
+    }
 }

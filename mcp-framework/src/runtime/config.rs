@@ -149,6 +149,8 @@ pub struct HttpConfig {
     pub(crate) max_detached_requests: usize,
     /// How long a legacy request runs on while no connection follows its stream.
     pub(crate) resume_timeout: Duration,
+    /// The bits of an IPv6 address that name one client in per-client limits.
+    pub(crate) client_ipv6_prefix: u8,
     pub(crate) replay_bytes_per_session: usize,
     pub(crate) replay_bytes_total: usize,
     pub(crate) keep_alive: Duration,
@@ -180,6 +182,7 @@ impl Default for HttpConfig {
             max_sessions_per_peer: 1_000,
             max_detached_requests: 10_000,
             resume_timeout: Duration::from_secs(60),
+            client_ipv6_prefix: 64,
             replay_bytes_per_session: 1024 * 1024,
             replay_bytes_total: 64 * 1024 * 1024,
             keep_alive: Duration::from_secs(15),
@@ -321,6 +324,18 @@ impl HttpConfig {
     #[must_use]
     pub fn resume_timeout(mut self, timeout: Duration) -> Self {
         self.resume_timeout = timeout;
+        self
+    }
+
+    /// How per-client limits ([`max_sessions_per_peer`](Self::max_sessions_per_peer), the
+    /// `subscriptions/listen` streams per client) tell IPv6 clients apart: by their first
+    /// `bits` (default 64, at most 128). One host or site usually holds a whole /64, so
+    /// counting each of its addresses as a client would give it 2^64 shares. IPv4 clients
+    /// are told apart by their whole address, and an IPv4-mapped IPv6 address
+    /// (`::ffff:192.0.2.1`) is its IPv4 address.
+    #[must_use]
+    pub fn client_ipv6_prefix(mut self, bits: u8) -> Self {
+        self.client_ipv6_prefix = bits.min(128);
         self
     }
 

@@ -23,6 +23,7 @@ use self::media::MediaError;
 use self::origin::{OriginError, OriginPolicy};
 use super::proxy::{ProxyEntryError, TrustedProxies};
 use super::response::rejection;
+use crate::peer::client_key;
 use crate::runtime::config::HttpConfig;
 
 /// A setting of [`HttpConfig`] that does not parse.
@@ -89,6 +90,7 @@ pub(crate) struct Guard {
     hosts: HostPolicy,
     pub(crate) origins: OriginPolicy,
     proxies: TrustedProxies,
+    client_ipv6_prefix: u8,
 }
 
 impl Guard {
@@ -110,13 +112,17 @@ impl Guard {
             hosts,
             origins,
             proxies,
+            client_ipv6_prefix: config.client_ipv6_prefix,
         })
     }
 
-    /// The address of the client behind a request, through trusted proxies (for limits per
-    /// client).
+    /// The address that stands for the client behind a request in limits per client: its
+    /// address through trusted proxies, keyed by [`client_key`] (an IPv6 client by its
+    /// network).
     pub(crate) fn client_addr(&self, parts: &Parts) -> Option<std::net::IpAddr> {
-        self.proxies.client(parts)
+        self.proxies
+            .client(parts)
+            .map(|ip| client_key(ip, self.client_ipv6_prefix))
     }
 
     /// The host and the origin of a request.
