@@ -428,6 +428,74 @@ fn build_reports_every_broken_rule_of_every_skill() {
     assert!(missing.to_string().contains("cannot be read"), "{missing}");
 }
 
+#[cfg(unix)]
+#[tokio::test]
+async fn links_within_the_folder_are_served_and_links_out_of_it_or_loops_fail_build() {
+    use std::os::unix::fs::symlink;
+    let outside = Folder::new("outside", &[("secret.txt", b"not a skill file")]);
+    let folder = Folder::new(
+        "links",
+        &[
+            (
+                "notes/SKILL.md",
+                b"---\nname: notes\ndescription: Notes\n---\n",
+            ),
+            ("common/style.md", b"# House style"),
+        ],
+    );
+    let notes = folder.path().join("notes");
+    // Within the folder: followed, served.
+    symlink("../common/style.md", notes.join("style.md")).unwrap();
+    symlink("../common", notes.join("common")).unwrap();
+    let client = Client::connect(&server(folder.path())).await.unwrap();
+    assert_eq!(
+        read(&client, "skill://notes/style.md").await,
+        b"# House style"
+    );
+    assert_eq!(
+        read(&client, "skill://notes/common/style.md").await,
+        b"# House style"
+    );
+
+    let build = |dir: PathBuf| {
+        // In a thread of its own, bounded: a walk that followed a loop would not end.
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(Server::builder().skills_dir(dir).build().map(drop));
+        });
+        match rx
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .expect("build() returns within 30 s")
+        {
+            Err(Error::Skills { problems }) => problems,
+            Err(e) => panic!("{e}"),
+            Ok(()) => Vec::new(),
+        }
+    };
+    // Out of the folder, to a file or a folder: refused.
+    symlink(outside.path().join("secret.txt"), notes.join("secret.txt")).unwrap();
+    symlink(outside.path(), notes.join("elsewhere")).unwrap();
+    let problems = build(folder.path().to_owned());
+    assert_eq!(problems.len(), 2, "{problems:#?}");
+    assert!(
+        problems
+            .iter()
+            .all(|p| p.contains("a symbolic link out of the skills folder")),
+        "{problems:#?}"
+    );
+    std::fs::remove_file(notes.join("secret.txt")).unwrap();
+    std::fs::remove_file(notes.join("elsewhere")).unwrap();
+    // Two links back to the skill's own folder: followed, they would make 2^n paths.
+    symlink(".", notes.join("again")).unwrap();
+    symlink("..", notes.join("up")).unwrap();
+    let problems = build(folder.path().to_owned());
+    assert_eq!(problems.len(), 2, "{problems:#?}");
+    assert!(
+        problems.iter().all(|p| p.contains("a loop")),
+        "{problems:#?}"
+    );
+}
+
 #[tokio::test]
 async fn skills_added_and_removed_at_run_time_announce_a_list_change() {
     let server = Server::builder()

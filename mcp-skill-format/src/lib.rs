@@ -16,7 +16,7 @@ pub use format::{
     Frontmatter, JsonObject, MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL, check_name, check_segment,
     frontmatter,
 };
-pub use scan::{Found, FoundFile, scan};
+pub use scan::{Found, FoundFile, MAX_ENTRIES_PER_FOLDER, scan};
 
 /// Every rule of one skill: its `path` in the skill namespace (`/`-separated, the last
 /// segment its name) and its files by relative path. The frontmatter of its `SKILL.md`, or
