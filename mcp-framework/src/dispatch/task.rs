@@ -3,7 +3,6 @@
 //! handler run detached from the request that started it, and `tasks/get`, `tasks/update`
 //! and `tasks/cancel`.
 
-use std::net::IpAddr;
 use std::sync::{Arc, OnceLock};
 
 use serde_json::value::RawValue;
@@ -116,7 +115,7 @@ fn owner(carrier: &Carrier) -> Option<String> {
 }
 
 /// Whose quota a task counts against: the principal's, else the client's (its address over
-/// HTTP, the /64 of an IPv6 address, which one client may hold whole; its connection over
+/// HTTP, as the transport keys clients: an IPv6 address by its network; its connection over
 /// stdio, tagged with this process so that replicas sharing a store never mix theirs up);
 /// no one's for a message handed to `handle_message`.
 fn holder(carrier: &Carrier) -> Option<String> {
@@ -124,13 +123,7 @@ fn holder(carrier: &Carrier) -> Option<String> {
         return Some(format!("principal:{}", p.subject()));
     }
     match carrier.peer.as_ref()? {
-        PeerId::Addr(ip) => Some(match ip.to_canonical() {
-            IpAddr::V4(v4) => format!("addr:{v4}"),
-            IpAddr::V6(v6) => {
-                let prefix = u128::from(v6) & !(u128::MAX >> 64);
-                format!("addr:{}/64", std::net::Ipv6Addr::from(prefix))
-            }
-        }),
+        PeerId::Addr(ip) => Some(format!("addr:{ip}")),
         PeerId::Connection(n) => {
             static PROCESS: OnceLock<String> = OnceLock::new();
             let process = PROCESS.get_or_init(crate::unguessable::hex_id);
