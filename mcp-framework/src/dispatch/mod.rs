@@ -11,12 +11,13 @@ mod call;
 mod carrier;
 mod complete;
 mod era;
-mod item;
+mod kind;
+mod pipeline;
 mod reply;
+mod resolve;
 mod run;
 mod skills;
 mod task;
-mod tool;
 mod views;
 
 use std::future::Future;

@@ -1,9 +1,7 @@
-//! Running a handler: its [`Context`] (with the MRTR round or the legacy session it asks
-//! through), then the run itself with cancellation, panic capture and suspension, and how
-//! each ending becomes a [`Reply`]; under middleware, the handler's run inside the stack
-//! ([`in_stack`]) and how the stack's answer is read ([`read`]).
+//! Running a call: its handler's [`Context`] (with the MRTR round or the legacy session it
+//! asks through), then the run with cancellation and suspension, how each ending becomes a
+//! [`Reply`], and how the answer of the innermost step or a stack is read ([`read`]).
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -18,8 +16,7 @@ use super::carrier::Carrier;
 use super::era::Era;
 use super::reply::{Failure, Reply};
 use crate::context::{Asker, Context, ContextInner, Suspension};
-use crate::future::BoxFuture;
-use crate::middleware::{BoxError, CallOutput, InputRequired, Method, Rejection, rejection};
+use crate::middleware::{BoxError, CallOutput, Method, Rejection, rejection};
 use crate::mrtr::{Binding, Round, ValueDigest};
 use crate::principal::Principal;
 use crate::protocol::{ErrorObject, InputRequiredResult, RequestId, codes};
@@ -30,10 +27,9 @@ use crate::telemetry;
 
 /// What a handler is called for: the method, the item's name (a resource's URI), its
 /// arguments, and the MRTR state and answers of a retry.
-pub(super) struct Invocation<'a, 'v> {
+pub(super) struct Invocation<'v> {
     pub(super) method: Method,
-    /// Borrowed from the catalog's entry, or owned when the run owns the entry.
-    pub(super) name: Cow<'a, str>,
+    pub(super) name: Arc<str>,
     pub(super) arguments: &'v Value,
     pub(super) request_state: Option<String>,
     pub(super) input_responses: Option<Map<String, Value>>,
@@ -41,7 +37,7 @@ pub(super) struct Invocation<'a, 'v> {
 
 /// A handler's context, ready to run, and the digest of its arguments its sealed state is
 /// bound to (MRTR; taken before the handler consumes them).
-pub(super) struct Prepared<'a> {
+pub(super) struct Prepared {
     pub(super) cx: Context,
     /// Under middleware, the request's own cancellation: the context's token is its child,
     /// also cancelled when a layer drops the handler (a timeout), which must not silence the
@@ -49,10 +45,10 @@ pub(super) struct Prepared<'a> {
     request_cancel: Option<CancellationToken>,
     arguments: Option<ValueDigest>,
     method: Method,
-    name: Cow<'a, str>,
+    name: Arc<str>,
 }
 
-impl Prepared<'_> {
+impl Prepared {
     /// The token whose cancellation means: send nothing.
     fn request_cancel(&self) -> &CancellationToken {
         self.request_cancel
@@ -64,15 +60,15 @@ impl Prepared<'_> {
 /// Builds the handler's context: MRTR rounds on modern requests (the state opened and
 /// checked against this request), the session on legacy ones, nothing to ask otherwise.
 /// `layered`: the call runs through middleware; `task`: the task it is or may become.
-pub(super) fn prepare<'a>(
+pub(super) fn prepare(
     server: &Arc<ServerInner>,
     id: RequestId,
     era: Era,
     carrier: Carrier,
-    call: Invocation<'a, '_>,
+    call: Invocation<'_>,
     layered: bool,
     task: Option<Arc<TaskSlot>>,
-) -> Result<Prepared<'a>, ErrorObject> {
+) -> Result<Prepared, ErrorObject> {
     let (asker, arguments) = if let Some(session) = &era.session {
         (Asker::Legacy(session.clone()), None)
     } else if era.version.is_modern() {
@@ -157,7 +153,7 @@ pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "unknown panic".to_owned())
 }
 
-async fn run<F: Future>(prepared: &Prepared<'_>, fut: F) -> Run<F::Output> {
+async fn run<F: Future>(prepared: &Prepared, fut: F) -> Run<F::Output> {
     let (cx, cancel) = (&prepared.cx, prepared.request_cancel());
     let fut = AssertUnwindSafe(fut).catch_unwind();
     let ran = tokio::select! {
@@ -190,21 +186,22 @@ pub(super) fn as_handler<F: Future>(
     crate::logging::scope(cx.clone(), fut).instrument(telemetry::span::handler(method.kind(), name))
 }
 
-/// Runs `fut` (a handler, or a middleware stack around one) and turns how it ended into a
-/// reply; `done` renders its outcome.
-pub(super) async fn execute<F: Future>(
+/// Runs `fut` (the innermost step of a call, or a middleware stack around it): its
+/// outcome, or the reply for how else it ended.
+pub(super) async fn execute<T, F: Future<Output = T>>(
     server: &ServerInner,
-    prepared: &Prepared<'_>,
+    prepared: &Prepared,
     fut: F,
-    done: impl FnOnce(F::Output) -> Reply,
-) -> Reply {
+) -> Result<T, Reply> {
     match run(prepared, fut).await {
-        Run::Done(outcome) => done(outcome),
-        Run::Suspended => suspended(server, prepared),
-        Run::Cancelled => Reply::Cancelled,
-        Run::Panicked(m) => {
-            Reply::error(handler_panicked(prepared.method.kind(), &prepared.name, &m))
-        }
+        Run::Done(outcome) => Ok(outcome),
+        Run::Suspended => Err(suspended(server, prepared)),
+        Run::Cancelled => Err(Reply::Cancelled),
+        Run::Panicked(m) => Err(Reply::error(handler_panicked(
+            prepared.method.kind(),
+            &prepared.name,
+            &m,
+        ))),
     }
 }
 
@@ -214,44 +211,11 @@ pub(super) fn handler_panicked(kind: &str, name: &str, message: &str) -> ErrorOb
     ErrorObject::internal(format!("{kind} `{name}` panicked: {message}"))
 }
 
-/// A handler run inside a middleware stack (its innermost step): its `tracing` events are
-/// the handler's, a question without an answer (MRTR) ends it with
-/// [`CallOutput::InputRequired`] and a fatal error with that error, a panic becomes an
-/// error, and a layer that drops it before it ends (a timeout) cancels its context.
-pub(super) fn in_stack<T: Send + 'static>(
-    cx: Context,
-    method: Method,
-    name: String,
-    fut: BoxFuture<Result<T, ErrorObject>>,
-    output: fn(T) -> CallOutput,
-) -> BoxFuture<Result<CallOutput, BoxError>> {
-    Box::pin(async move {
-        let dropped = cx.inner.cancel.clone().drop_guard();
-        let fut = as_handler(&cx, method, &name, AssertUnwindSafe(fut).catch_unwind());
-        let out = tokio::select! {
-            biased;
-            out = fut => match out {
-                Ok(Ok(v)) => Ok(output(v)),
-                Ok(Err(e)) => Err(e.into()),
-                Err(payload) => {
-                    Err(handler_panicked(method.kind(), &name, &panic_message(&*payload)).into())
-                }
-            },
-            () = cx.wait_suspended() => match cx.inner.fatal.lock().expect("fatal").take() {
-                Some(e) => Err(e.into()),
-                None => Ok(CallOutput::InputRequired(InputRequired::new())),
-            },
-        };
-        dropped.disarm();
-        out
-    })
-}
-
-/// Reads what a middleware stack answered: the handler's kind of outcome (`pick` takes it
-/// out of the output), or the reply to send instead.
+/// Reads what the innermost step or a middleware stack answered: the handler's kind of
+/// outcome (`pick` takes it out of the output), or the reply to send instead.
 pub(super) fn read<T>(
     server: &ServerInner,
-    prepared: &Prepared<'_>,
+    prepared: &Prepared,
     answer: Result<CallOutput, BoxError>,
     pick: fn(CallOutput) -> Result<T, &'static str>,
 ) -> Result<Result<T, ErrorObject>, Reply> {
@@ -278,7 +242,7 @@ pub(super) fn read<T>(
 }
 
 /// Turns a suspended run into its reply: the fatal error, or an `InputRequiredResult`.
-fn suspended(server: &ServerInner, prepared: &Prepared<'_>) -> Reply {
+fn suspended(server: &ServerInner, prepared: &Prepared) -> Reply {
     if let Some(e) = prepared.cx.inner.fatal.lock().expect("fatal").take() {
         return if e.code == codes::MISSING_REQUIRED_CLIENT_CAPABILITY {
             Reply::bad(e)

@@ -11,11 +11,13 @@ use tokio_util::sync::CancellationToken;
 
 use super::carrier::Carrier;
 use super::era::Era;
+use super::kind::{Finishing, Kind as _};
+use super::pipeline::run;
 use super::reply::{Failure, Reply};
-use super::tool::{ToolRun, run_tool};
+use super::resolve::Resolved;
 use super::views::parse;
 use crate::peer::PeerId;
-use crate::protocol::{ErrorObject, RequestId, TaskIdParams, UpdateTaskParams, codes, keys};
+use crate::protocol::{ErrorObject, TaskIdParams, UpdateTaskParams, codes, keys};
 use crate::registry::entry::ToolEntry;
 use crate::render;
 use crate::runtime::state::ServerInner;
@@ -40,25 +42,33 @@ pub(super) fn declared(era: &Era) -> bool {
             .is_some_and(|e| e.contains_key(keys::TASKS_EXTENSION))
 }
 
-/// A `tools/call` of a tool that allows tasks.
-pub(super) async fn call_tool(
-    server: &Arc<ServerInner>,
-    entry: Arc<ToolEntry>,
-    id: RequestId,
-    era: Era,
-    carrier: Carrier,
-    run: ToolRun,
-) -> Reply {
-    let tasks = server.tasks.clone().filter(|_| declared(&era));
+/// A `tools/call` of a tool that allows tasks. Arguments that do not pass are answered
+/// before a task is made (inside layers, when there are some, as every call's are).
+pub(super) async fn call_tool(server: &Arc<ServerInner>, call: Resolved<ToolEntry>) -> Reply {
+    let tasks = server.tasks.clone().filter(|_| declared(&call.era));
     let Some(tasks) = tasks else {
-        if entry.task.support == TaskSupport::Required {
+        if call.item.task.support == TaskSupport::Required {
             return Reply::bad(extension_required());
         }
-        return run_tool(server, entry, id, era, carrier, run, None).await;
+        return run(server, call, None).await;
     };
-    match entry.task.start {
-        TaskStart::Handler => handler_starts(server, tasks, entry, id, era, carrier, run).await,
-        _ => immediately(server, tasks, entry, id, era, carrier, run).await,
+    let layered = server.middleware.is_some() || call.item.own_layers().is_some();
+    if !layered && let Some(answer) = call.item.refuse(&call.arguments) {
+        let finishing = Finishing {
+            version: call.era.version,
+            name: &call.name,
+            cache: call.cache,
+        };
+        return match answer.map(ToolEntry::take) {
+            Ok(Ok(result)) => call.item.finish(server, &finishing, Ok(result)),
+            _ => Reply::error(ErrorObject::internal(
+                "a tool's arguments were refused oddly",
+            )),
+        };
+    }
+    match call.item.task.start {
+        TaskStart::Handler => handler_starts(server, tasks, call).await,
+        _ => immediately(server, tasks, call).await,
     }
 }
 
@@ -66,17 +76,13 @@ pub(super) async fn call_tool(
 /// and is refused otherwise.
 async fn without_task(
     server: &Arc<ServerInner>,
-    entry: Arc<ToolEntry>,
-    id: RequestId,
-    era: Era,
-    carrier: Carrier,
-    run: ToolRun,
+    call: Resolved<ToolEntry>,
     refused: Reply,
 ) -> Reply {
-    if entry.task.support == TaskSupport::Required {
+    if call.item.task.support == TaskSupport::Required {
         return refused;
     }
-    run_tool(server, entry, id, era, carrier, run, None).await
+    run(server, call, None).await
 }
 
 /// Why no task could be kept, as the answer to a call that requires one: this caller's
@@ -147,33 +153,33 @@ fn finish_of(reply: Reply) -> Finish {
 async fn immediately(
     server: &Arc<ServerInner>,
     tasks: Arc<Tasks>,
-    entry: Arc<ToolEntry>,
-    id: RequestId,
-    era: Era,
-    mut carrier: Carrier,
-    mut run: ToolRun,
+    mut call: Resolved<ToolEntry>,
 ) -> Reply {
     let cancel = CancellationToken::new();
-    let (record, live) = match tasks
-        .create(owner(&carrier).as_deref(), holder(&carrier), cancel.clone())
-        .await
-    {
+    let created = tasks
+        .create(
+            owner(&call.carrier).as_deref(),
+            holder(&call.carrier),
+            cancel.clone(),
+        )
+        .await;
+    let (record, live) = match created {
         Ok(created) => created,
         Err(e) => {
             let refused = refusal(&tasks, &e);
-            return without_task(server, entry, id, era, carrier, run, refused).await;
+            return without_task(server, call, refused).await;
         }
     };
     // From here on only `tasks/cancel` (or expiry) stops the handler, and nothing streams.
-    carrier.cancel = cancel;
-    carrier.sink = None;
-    carrier.close_stream = None;
-    run.request_state = None;
-    run.input_responses = None;
+    call.carrier.cancel = cancel;
+    call.carrier.sink = None;
+    call.carrier.close_stream = None;
+    call.request_state = None;
+    call.input_responses = None;
     let slot = Arc::new(TaskSlot::bound(tasks.clone(), live.clone()));
     let runner = server.clone();
     tokio::spawn(async move {
-        let reply = run_tool(&runner, entry, id, era, carrier, run, Some(slot)).await;
+        let reply = run(&runner, call, Some(slot)).await;
         tasks.finish(&live, finish_of(reply)).await;
     });
     Reply::Result(render::task_created(server, &record))
@@ -186,16 +192,12 @@ async fn immediately(
 async fn handler_starts(
     server: &Arc<ServerInner>,
     tasks: Arc<Tasks>,
-    entry: Arc<ToolEntry>,
-    id: RequestId,
-    era: Era,
-    mut carrier: Carrier,
-    run: ToolRun,
+    mut call: Resolved<ToolEntry>,
 ) -> Reply {
-    let owner = owner(&carrier);
-    let holder = holder(&carrier);
+    let owner = owner(&call.carrier);
+    let holder = holder(&call.carrier);
     let cancel = CancellationToken::new();
-    let request_cancel = std::mem::replace(&mut carrier.cancel, cancel.clone());
+    let request_cancel = std::mem::replace(&mut call.carrier.cancel, cancel.clone());
     let orphaned = cancel.clone().drop_guard();
     let (promote, mut promotions) = mpsc::channel::<oneshot::Sender<bool>>(1);
     let slot = Arc::new(TaskSlot::promotable(tasks.clone(), promote));
@@ -204,16 +206,7 @@ async fn handler_starts(
     let runner_slot = slot.clone();
     let runner_tasks = tasks.clone();
     tokio::spawn(async move {
-        let reply = run_tool(
-            &runner,
-            entry,
-            id,
-            era,
-            carrier,
-            run,
-            Some(runner_slot.clone()),
-        )
-        .await;
+        let reply = run(&runner, call, Some(runner_slot.clone())).await;
         match runner_slot.live() {
             Some(live) => runner_tasks.finish(live, finish_of(reply)).await,
             None => {

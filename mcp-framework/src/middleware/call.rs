@@ -29,7 +29,7 @@ pub(crate) trait Item: Send + Sync + 'static {
     fn run(
         &self,
         cx: Context,
-        name: String,
+        name: Arc<str>,
         arguments: Value,
     ) -> BoxFuture<Result<CallOutput, BoxError>>;
 }
@@ -80,7 +80,7 @@ impl fmt::Display for Method {
 /// after the layers, so a layer sees every call, including those that will fail.
 pub struct Call {
     method: Method,
-    name: String,
+    name: Arc<str>,
     arguments: Value,
     cx: Context,
     pub(super) item: Arc<dyn Item>,
@@ -99,7 +99,7 @@ impl fmt::Debug for Call {
 impl Call {
     pub(crate) fn new(
         method: Method,
-        name: String,
+        name: Arc<str>,
         arguments: Value,
         cx: Context,
         item: Arc<dyn Item>,

@@ -39,6 +39,8 @@ pub(crate) struct ToolRules<'a> {
 
 /// A tool ready to serve: definition, compiled validators and handler.
 pub(crate) struct ToolEntry {
+    /// Its name (the tool's), shared with every call of it.
+    pub(crate) name: Arc<str>,
     /// The tool as clients see it: its schemas shaped for its profile.
     pub(crate) tool: Tool,
     /// `outputSchema` root is not an object: legacy revisions see it wrapped in `{result}`.
@@ -210,6 +212,7 @@ impl ToolEntry {
             meta,
         };
         Ok(Self {
+            name: Arc::from(tool.name.as_str()),
             tool,
             wraps_output,
             wraps_structured,
@@ -245,6 +248,8 @@ impl ToolEntry {
 
 /// A prompt ready to serve.
 pub(crate) struct PromptEntry {
+    /// Its name (the prompt's), shared with every call of it.
+    pub(crate) name: Arc<str>,
     pub(crate) prompt: Prompt,
     pub(crate) arguments_schema: JsonObject,
     pub(crate) validator: Validator,
@@ -342,6 +347,7 @@ impl PromptEntry {
             meta,
         };
         Ok(Self {
+            name: Arc::from(prompt.name.as_str()),
             prompt,
             arguments_schema: def.arguments_schema,
             validator,
