@@ -2,8 +2,8 @@
 //! [`PromptHandler`], [`ResourceHandler`]), what a handler returns, the [`ResourceRequest`]
 //! a resource handler reads, and the erased handler functions entries and sets hold.
 //!
-//! The one import that runs up the layers: a handler takes a [`Context`], and the context
-//! reaches the server that holds the handler.
+//! A handler takes a [`Context`], which sits below the registry (it reaches the server that
+//! holds the handler through a trait, not by name).
 
 use std::sync::Arc;
 
