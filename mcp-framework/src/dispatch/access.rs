@@ -2,17 +2,16 @@
 //! one rule, [`ServerInner::access`]), and the replies refusing it: a hidden item is
 //! answered exactly like an unknown one, an item whose scopes the caller lacks with the
 //! `403` step-up challenge. Every method that names an item passes [`admit`]: calls, gets,
-//! reads, completions and subscriptions.
+//! reads and completions (subscriptions pass the same rule in [`watch`](crate::watch)).
 
-use crate::catalog::{Catalog, FoundResource};
-use crate::principal::{Access, Principal, Requirement};
+use crate::catalog::Catalog;
+use crate::principal::{Access, Requirement};
 use crate::protocol::ErrorObject;
-use crate::protocol::jsonrpc::Request;
 use crate::runtime::state::ServerInner;
 
 use super::carrier::Carrier;
 use super::reply::{Failure, Reply};
-use super::views::{CompleteView, RefView, UriView, parse};
+use super::views::RefView;
 
 /// What the caller behind `carrier` may do with an item requiring `requirement`.
 pub(super) fn check(server: &ServerInner, carrier: &Carrier, requirement: &Requirement) -> Access {
@@ -82,56 +81,5 @@ impl CompletionTarget<'_> {
             Self::Template(t) => &t.requirement,
             Self::Resource(r) => r,
         }
-    }
-}
-
-/// The requirement of the item `request` names, as its caller would reach it (hidden items
-/// are not found): `tools/call`, `prompts/get`, `resources/read`, `resources/subscribe` and
-/// `completion/complete`.
-fn named_requirement(
-    server: &ServerInner,
-    catalog: &Catalog,
-    request: &Request,
-    principal: Option<&Principal>,
-) -> Option<Requirement> {
-    let params = request.params.as_deref();
-    let visible = |r: &Requirement| server.access(principal, r) != Access::Hidden;
-    let resource = |uri: &str| {
-        catalog
-            .find_resource(uri, visible)
-            .map(|f: FoundResource| f.requirement().clone())
-    };
-    match request.method.as_str() {
-        "tools/call" => {
-            let name = crate::telemetry::target::of("tools/call", params)?;
-            catalog.tool(&name).map(|e| e.requirement.clone())
-        }
-        "prompts/get" => {
-            let name = crate::telemetry::target::of("prompts/get", params)?;
-            catalog.prompt(&name).map(|e| e.requirement.clone())
-        }
-        "resources/read" | "resources/subscribe" => resource(&parse::<UriView>(params).ok()?.uri),
-        "completion/complete" => {
-            let view = parse::<CompleteView>(params).ok()?;
-            completion_target(catalog, &view.reference, visible).map(|t| t.requirement().clone())
-        }
-        _ => None,
-    }
-}
-
-/// The refusal, before it runs, of a request naming an item whose scopes its caller lacks:
-/// legacy HTTP answers it with a `403` before the request's response stream starts. (Calls
-/// it lets through are checked again, as every call is, when they run.)
-#[cfg_attr(not(feature = "http"), allow(dead_code))]
-pub(crate) fn refusal_before_running(
-    server: &ServerInner,
-    request: &Request,
-    principal: Option<&Principal>,
-) -> Option<ErrorObject> {
-    let catalog = server.catalog.load();
-    let requirement = named_requirement(server, &catalog, request, principal)?;
-    match server.access(principal, &requirement) {
-        Access::Challenge(scopes) => Some(ErrorObject::insufficient_scope(scopes)),
-        _ => None,
     }
 }

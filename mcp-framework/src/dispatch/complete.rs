@@ -1,6 +1,7 @@
 //! `completion/complete`: the completer attached to a prompt argument or template variable,
 //! or else the values of the argument's enum.
 
+use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
@@ -24,27 +25,18 @@ use crate::schema;
 
 /// Answers `completion/complete`. The prompt or template its reference names passes the
 /// same access check as `prompts/get` and `resources/read` (a hidden one is unknown, a
-/// caller without its scopes is challenged) before its completer runs, with the request's
+/// caller without its scopes is challenged) before anything runs: the checks are made
+/// now (`Err`: the reply), the completer runs in the returned future with the request's
 /// [`Context`](crate::Context).
-pub(super) async fn complete(
+pub(super) fn complete(
     server: &Arc<ServerInner>,
     request: Request,
     era: Era,
     carrier: Carrier,
-) -> Reply {
-    let view: CompleteView = match parse(request.params.as_deref()) {
-        Ok(v) => v,
-        Err(e) => return Reply::bad(e),
-    };
-    let request_values = CompletionRequest {
-        argument: view.argument.name.clone(),
-        value: view.argument.value,
-        context: view.context.unwrap_or_default().arguments,
-    };
-    if let RefView::Resource { uri } = &view.reference
-        && let Err(e) = server.check_uri(uri)
-    {
-        return Reply::bad(e);
+) -> Result<impl Future<Output = Reply> + Send + '_, Reply> {
+    let view: CompleteView = parse(request.params.as_deref()).map_err(Reply::bad)?;
+    if let RefView::Resource { uri } = &view.reference {
+        server.check_uri(uri).map_err(Reply::bad)?;
     }
     let unknown = || {
         Reply::error(ErrorObject::invalid_params(match &view.reference {
@@ -55,50 +47,54 @@ pub(super) async fn complete(
     let catalog = server.catalog.load();
     let visible = |r: &Requirement| access::visible(server, &carrier, r);
     let Some(target) = completion_target(&catalog, &view.reference, visible) else {
-        return unknown();
+        return Err(unknown());
     };
-    if let Err(refused) = access::admit(server, &carrier, target.requirement(), unknown) {
-        return refused;
-    }
-    let argument = &view.argument.name;
+    access::admit(server, &carrier, target.requirement(), unknown)?;
+    let argument = view.argument.name;
     let (completer, schema) = match target {
         CompletionTarget::Prompt(p) => (
-            p.completers.get(argument).cloned(),
+            p.completers.get(&argument).cloned(),
             p.arguments_schema.clone(),
         ),
         CompletionTarget::Template(t) => (
-            t.completers.get(argument).cloned(),
+            t.completers.get(&argument).cloned(),
             t.variables_schema.clone(),
         ),
         CompletionTarget::Resource(_) => (None, JsonObject::default()),
     };
     drop(catalog);
     let version = era.version;
-    let completion = match completer {
-        Some(c) => {
-            let cancel = carrier.cancel.clone();
-            let cx = context(server, request.id, era, carrier, Asker::None, cancel, None);
-            match AssertUnwindSafe(c.complete(request_values, cx))
-                .catch_unwind()
-                .await
-            {
-                Ok(c) => c,
-                Err(p) => {
-                    return Reply::error(handler_panicked(
-                        "completer",
-                        argument,
-                        &panic_message(&*p),
-                    ));
+    let typed = CompletionRequest {
+        argument: argument.clone(),
+        value: view.argument.value,
+        context: view.context.unwrap_or_default().arguments,
+    };
+    let cx = completer.as_ref().map(|_| {
+        let cancel = carrier.cancel.clone();
+        context(server, request.id, era, carrier, Asker::None, cancel, None)
+    });
+    Ok(async move {
+        let completion = match (completer, cx) {
+            (Some(c), Some(cx)) => {
+                match AssertUnwindSafe(c.complete(typed, cx)).catch_unwind().await {
+                    Ok(c) => c,
+                    Err(p) => {
+                        return Reply::error(handler_panicked(
+                            "completer",
+                            &argument,
+                            &panic_message(&*p),
+                        ));
+                    }
                 }
             }
-        }
-        None => Completion {
-            values: request_values.matching(enum_values(&schema, argument)),
-            total: None,
-            has_more: None,
-        },
-    };
-    Reply::Result(render::completion_result(server, version, cap(completion)))
+            _ => Completion {
+                values: typed.matching(enum_values(&schema, &argument)),
+                total: None,
+                has_more: None,
+            },
+        };
+        Reply::Result(render::completion_result(server, version, cap(completion)))
+    })
 }
 
 /// Values of a schema property's `enum` (or `oneOf` consts), for completion without a

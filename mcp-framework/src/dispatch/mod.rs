@@ -7,7 +7,6 @@
 //! and the leaves; never the facade or a transport.
 
 mod access;
-mod call;
 mod carrier;
 mod complete;
 mod era;
@@ -25,17 +24,16 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use futures_util::future::{Either, Ready, ready};
+use futures_util::future::Either;
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 use tracing::Instrument as _;
 
-#[cfg_attr(not(feature = "http"), allow(unused_imports))]
-pub(crate) use access::refusal_before_running;
 pub(crate) use carrier::Carrier;
 pub(crate) use reply::{Failure, Reply};
 
 use self::era::Era;
+use self::resolve::ResolvedRead;
 use self::views::{ListView, SetLevelView, UriView, parse};
 use crate::admission::Refusal;
 use crate::cache::{ListKind, decode_cursor};
@@ -47,6 +45,7 @@ use crate::render;
 use crate::runtime::state::ServerInner;
 use crate::session::legacy::LegacySession;
 use crate::subscriptions::{Listen, OpenError, TaskListen};
+use crate::tasks::TaskSupport;
 use crate::telemetry;
 use crate::telemetry::propagation::TraceContext;
 use crate::telemetry::span::Transport;
@@ -55,15 +54,38 @@ use crate::telemetry::span::Transport;
 pub(crate) async fn dispatch(
     server: &Arc<ServerInner>,
     request: Request,
-    mut carrier: Carrier,
+    carrier: Carrier,
 ) -> Reply {
+    let (routed, record) = start(server, request, carrier);
+    // Pinned here and awaited in place: wrapping it by value would copy the whole request
+    // state machine into the wrapper's.
+    let running = std::pin::pin!(match routed {
+        Ok(running) => running.instrument(record.span().clone()),
+        Err(reply) => return record.answered(reply),
+    });
+    record.run(running).await
+}
+
+/// Resolves one request at once: the reply when nothing has to run (`Err`: a refusal, an
+/// unknown name, a list…), else the run that answers it; and what records it (its span,
+/// named for the item the request resolved to, and its metrics). A transport that must
+/// know the answer's class before it starts a stream (legacy HTTP: a `403` goes out before
+/// it) starts the request itself.
+pub(crate) fn start(
+    server: &Arc<ServerInner>,
+    mut request: Request,
+    mut carrier: Carrier,
+) -> (
+    Result<impl Future<Output = Reply> + Send + '_, Reply>,
+    Record,
+) {
     let (meta, raw_meta) = match carrier
         .meta
         .take()
         .map_or_else(|| read_request_meta(request.params.as_deref()), Ok)
     {
         Ok(m) => m,
-        Err(e) => return Reply::bad(e),
+        Err(e) => return (Err(Reply::bad(e)), Record::none()),
     };
     let version = match (&meta.protocol_version, &carrier.session) {
         (Some(v), _) => Some(v.as_str()),
@@ -71,125 +93,193 @@ pub(crate) async fn dispatch(
         (None, None) => None,
     };
     let transport = Transport::from(carrier.transport());
+    // Read only when a subscriber wants the request's span.
+    let traced = tracing::enabled!(target: telemetry::span::TARGET, tracing::Level::DEBUG);
+    let trace = traced.then(|| TraceContext::of(&meta, carrier.http.as_deref()));
+    let version = version.map(str::to_owned);
+    // The method stays here, for the span and the metrics; the request goes on without it.
+    let method = std::mem::take(&mut request.method);
+    let id = request.id.clone();
+    let (routed, target) = route(server, &method, request, carrier, meta, raw_meta);
     let span = telemetry::span::request(
-        &request.method,
-        &request.id,
-        request.params.as_deref(),
-        version,
+        &method,
+        &id,
+        target.as_deref(),
+        version.as_deref(),
         transport,
     );
-    if !span.is_disabled() {
-        TraceContext::of(&meta, carrier.http.as_deref()).join(&span);
+    if let Some(trace) = trace.filter(|_| !span.is_disabled()) {
+        trace.join(&span);
     }
     #[cfg(feature = "metrics")]
     let timer = telemetry::metrics::get().map(|m| {
         m.start(
-            &request.method,
-            served_target(server, &request).as_deref(),
-            version.and_then(crate::protocol::ProtocolVersion::parse),
+            &method,
+            target.as_deref(),
+            version
+                .as_deref()
+                .and_then(crate::protocol::ProtocolVersion::parse),
             transport,
         )
     });
-    // Pinned here and awaited in place: wrapping it by value would copy the whole request
-    // state machine into the wrapper's.
-    // What route checks before the run exists happens in the span too.
-    let routed = span.in_scope(|| route(server, request, carrier, meta, raw_meta));
-    let routed = std::pin::pin!(routed.instrument(span.clone()));
+    let record = Record {
+        span,
+        #[cfg(feature = "metrics")]
+        timer,
+    };
+    (routed, record)
+}
+
+/// What dispatch records of a request: its span and, with metrics, its timer.
+pub(crate) struct Record {
+    span: tracing::Span,
     #[cfg(feature = "metrics")]
-    let (reply, tool_error) = if timer.is_some() {
-        telemetry::metrics::watching_tool_errors(routed).await
-    } else {
-        (routed.await, false)
-    };
-    #[cfg(not(feature = "metrics"))]
-    let reply = routed.await;
-    let code = match &reply {
-        Reply::Error(e, _) => Some(e.code),
-        _ => None,
-    };
-    if let Some(code) = code {
-        telemetry::span::record_error(&span, tracing::field::display(code));
+    timer: Option<telemetry::metrics::Timer>,
+}
+
+impl Record {
+    fn none() -> Self {
+        Self {
+            span: tracing::Span::none(),
+            #[cfg(feature = "metrics")]
+            timer: None,
+        }
     }
-    #[cfg(feature = "metrics")]
-    if let Some(timer) = timer {
-        let error_type = match code {
-            Some(c) => Some(c.to_string()),
-            None => tool_error.then(|| "tool_error".to_owned()),
+
+    /// The request's span: run it in it (`Instrument`) before [`run`](Self::run).
+    pub(crate) fn span(&self) -> &tracing::Span {
+        &self.span
+    }
+
+    /// Runs the request (pinned by the caller, in its span) and records how it ended.
+    pub(crate) async fn run<F: Future<Output = Reply>>(self, running: Pin<&mut F>) -> Reply {
+        #[cfg(feature = "metrics")]
+        let (reply, tool_error) = if self.timer.is_some() {
+            telemetry::metrics::watching_tool_errors(running).await
+        } else {
+            (running.await, false)
         };
-        timer.finish(error_type.as_deref());
+        #[cfg(not(feature = "metrics"))]
+        let (reply, tool_error) = (running.await, false);
+        self.finish(&reply, tool_error);
+        reply
     }
-    reply
+
+    /// Records a request answered without running anything.
+    pub(crate) fn answered(self, reply: Reply) -> Reply {
+        self.finish(&reply, false);
+        reply
+    }
+
+    #[cfg_attr(not(feature = "metrics"), allow(unused_variables))]
+    fn finish(self, reply: &Reply, tool_error: bool) {
+        let code = match reply {
+            Reply::Error(e, _) => Some(e.code),
+            _ => None,
+        };
+        if let Some(code) = code {
+            telemetry::span::record_error(&self.span, tracing::field::display(code));
+        }
+        #[cfg(feature = "metrics")]
+        if let Some(timer) = self.timer {
+            let error_type = match code {
+                Some(c) => Some(c.to_string()),
+                None => tool_error.then(|| "tool_error".to_owned()),
+            };
+            timer.finish(error_type.as_deref());
+        }
+    }
 }
 
-/// The tool or prompt a request names, when the server serves it (a metric label: its
-/// values stay bounded whatever clients send).
-#[cfg(feature = "metrics")]
-fn served_target<'a>(
-    server: &ServerInner,
-    request: &'a Request,
-) -> Option<std::borrow::Cow<'a, str>> {
-    let target = telemetry::target::of(&request.method, request.params.as_deref())?;
-    let catalog = server.catalog.load();
-    let served = match request.method.as_str() {
-        "tools/call" => catalog.tool(&target).is_some(),
-        "prompts/get" => catalog.prompt(&target).is_some(),
-        _ => false,
-    };
-    served.then_some(target)
+/// A routed request's run: a tool's (the hot path: not boxed, so that a tool call's state
+/// is moved and copied as little as possible), or another handler's, boxed so that its
+/// state stays out of the tool call's.
+type Routed<'a, T> = Either<T, Pin<Box<dyn Future<Output = Reply> + Send + 'a>>>;
+
+fn boxed<'a, T>(run: impl Future<Output = Reply> + Send + 'a) -> Result<Routed<'a, T>, Reply> {
+    Ok(Either::Right(Box::pin(run)))
 }
 
-/// A routed request's future: an answer already there, the run of a tool (the hot path:
-/// not boxed, so that a tool call's state is moved and copied as little as possible), or
-/// another handler's run, boxed so that its state stays out of the tool call's.
-type Routed<'a, T> =
-    Either<Either<Ready<Reply>, T>, Pin<Box<dyn Future<Output = Reply> + Send + 'a>>>;
-
-fn now<'a, T>(reply: Reply) -> Routed<'a, T> {
-    Either::Left(Either::Left(ready(reply)))
-}
-
-fn boxed<'a, T>(run: impl Future<Output = Reply> + Send + 'a) -> Routed<'a, T> {
-    Either::Right(Box::pin(run))
-}
-
-/// The method table: the methods that run a handler, as their runs; the rest answered
-/// at once ([`answer`]). Not an `async fn`: what it reads and checks keeps no state in the
-/// returned future (see [`Routed`]).
-fn route(
-    server: &Arc<ServerInner>,
+/// The method table: the methods that run a handler, resolved now and returned as their
+/// runs (with the item they resolved to); the rest answered at once ([`answer`]). Not an
+/// `async fn`: what it reads and checks keeps no state in the returned run.
+fn route<'a>(
+    server: &'a Arc<ServerInner>,
+    method: &str,
     request: Request,
     carrier: Carrier,
     meta: RequestMeta,
     raw_meta: Option<Box<RawValue>>,
-) -> impl Future<Output = Reply> + Send + '_ {
+) -> (
+    Result<impl Future<Output = Reply> + Send + use<'a>, Reply>,
+    Option<Arc<str>>,
+) {
     let era = match Era::resolve(meta, raw_meta, carrier.session.as_ref()) {
         Ok(era) => era,
-        Err(e) => return now(Reply::bad(e)),
+        Err(e) => return (Err(Reply::bad(e)), None),
     };
     let legacy = era.legacy();
-    match request.method.as_str() {
-        "tools/call" => match call::call_tool(server, request, era, carrier) {
-            Ok(run) => Either::Left(Either::Right(run)),
-            Err(reply) => now(reply),
+    match method {
+        "tools/call" => match resolve::tool(server, request, era, carrier) {
+            Ok(call) => {
+                let target = Some(call.name.clone());
+                let run = if call.item.task.support == TaskSupport::Forbidden {
+                    Ok(Either::Left(pipeline::run(server, call, None)))
+                } else {
+                    boxed(task::call_tool(server, call))
+                };
+                (run, target)
+            }
+            Err(reply) => (Err(reply), None),
         },
-        "prompts/get" => boxed(call::get_prompt(server, request, era, carrier)),
-        "resources/read" => boxed(call::read_resource(server, request, era, carrier)),
-        "completion/complete" => boxed(complete::complete(server, request, era, carrier)),
+        "prompts/get" => match resolve::prompt(server, request, era, carrier) {
+            Ok(call) => {
+                let target = Some(call.name.clone());
+                (boxed(pipeline::run(server, call, None)), target)
+            }
+            Err(reply) => (Err(reply), None),
+        },
+        "resources/read" => match resolve::read(server, request, era, carrier) {
+            Ok(ResolvedRead::Fixed(call)) => {
+                let target = Some(call.name.clone());
+                (boxed(pipeline::run(server, call, None)), target)
+            }
+            Ok(ResolvedRead::Template(call)) => {
+                let target = Some(call.name.clone());
+                (boxed(pipeline::run(server, call, None)), target)
+            }
+            Err(reply) => (Err(reply), None),
+        },
+        "completion/complete" => match complete::complete(server, request, era, carrier) {
+            Ok(run) => (boxed(run), None),
+            Err(reply) => (Err(reply), None),
+        },
         "tasks/get" | "tasks/update" | "tasks/cancel" if !legacy && server.tasks.is_some() => {
-            boxed(async move {
+            let method = match method {
+                "tasks/get" => "tasks/get",
+                "tasks/update" => "tasks/update",
+                _ => "tasks/cancel",
+            };
+            let run = boxed(async move {
                 let tasks = server.tasks.as_ref().expect("tasks");
-                let (method, params) = (request.method.as_str(), request.params.as_deref());
+                let params = request.params.as_deref();
                 task::method(server, tasks, method, &era, &carrier, params).await
-            })
+            });
+            (run, None)
         }
-        _ => now(answer(server, &request, &era, &carrier)),
+        _ => (Err(answer(server, method, &request, &era, &carrier)), None),
     }
 }
 
 /// The methods answered without running a handler.
-fn answer(server: &Arc<ServerInner>, request: &Request, era: &Era, carrier: &Carrier) -> Reply {
+fn answer(
+    server: &Arc<ServerInner>,
+    method: &str,
+    request: &Request,
+    era: &Era,
+    carrier: &Carrier,
+) -> Reply {
     let params = request.params.as_deref();
-    let method = request.method.as_str();
     let legacy = era.legacy();
     match method {
         "server/discover" if !legacy => Reply::Result(render::discover(server)),

@@ -15,7 +15,6 @@ pub(crate) mod export;
 pub(crate) mod metrics;
 pub(crate) mod propagation;
 pub(crate) mod span;
-pub(crate) mod target;
 
 /// A tool result with `isError`: `error.type = tool_error` on the current request span,
 /// and on its metrics.

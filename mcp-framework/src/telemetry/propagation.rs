@@ -9,25 +9,28 @@ use crate::peer::HttpParts;
 use crate::protocol::meta::RequestMeta;
 
 /// The trace context a request carries (read only to join it, with the `otel` feature).
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone)]
 #[cfg_attr(not(feature = "otel"), allow(dead_code))]
-pub(crate) struct TraceContext<'a> {
-    pub(crate) traceparent: Option<&'a str>,
-    pub(crate) tracestate: Option<&'a str>,
+pub(crate) struct TraceContext {
+    pub(crate) traceparent: Option<String>,
+    pub(crate) tracestate: Option<String>,
 }
 
-impl<'a> TraceContext<'a> {
+impl TraceContext {
     /// From `_meta` when it has a `traceparent`, else from the HTTP request's headers.
-    pub(crate) fn of(meta: &'a RequestMeta, http: Option<&'a HttpParts>) -> Self {
+    pub(crate) fn of(meta: &RequestMeta, http: Option<&HttpParts>) -> Self {
         if meta.traceparent.is_some() {
             return Self {
-                traceparent: meta.traceparent.as_deref(),
-                tracestate: meta.tracestate.as_deref(),
+                traceparent: meta.traceparent.clone(),
+                tracestate: meta.tracestate.clone(),
             };
         }
         #[cfg(feature = "http")]
         if let Some(http) = http {
-            let header = |name| http.headers.get(name).and_then(|v| v.to_str().ok());
+            let header = |name| {
+                let value = http.headers.get(name)?.to_str().ok()?;
+                Some(value.to_owned())
+            };
             return Self {
                 traceparent: header("traceparent"),
                 tracestate: header("tracestate"),
@@ -43,12 +46,12 @@ impl<'a> TraceContext<'a> {
         use opentelemetry::propagation::{Extractor, TextMapPropagator as _};
         use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 
-        struct Carrier<'a>(TraceContext<'a>);
-        impl Extractor for Carrier<'_> {
+        struct Carrier(TraceContext);
+        impl Extractor for Carrier {
             fn get(&self, key: &str) -> Option<&str> {
                 match key {
-                    "traceparent" => self.0.traceparent,
-                    "tracestate" => self.0.tracestate,
+                    "traceparent" => self.0.traceparent.as_deref(),
+                    "tracestate" => self.0.tracestate.as_deref(),
                     _ => None,
                 }
             }

@@ -5,7 +5,6 @@
 //! `mcp.resource.uri`) and, when it fails, `error.type` and an error status. Dispatch
 //! creates it; the handler itself runs in a child span.
 
-use serde_json::value::RawValue;
 use tracing::Span;
 use tracing::field::Empty;
 
@@ -40,13 +39,14 @@ impl Transport {
     }
 }
 
-/// The span of a request (disabled, and free, unless a subscriber wants it). Its name and
-/// attributes are complete when it is returned: an exported span cannot be renamed once
-/// started.
+/// The span of a request (disabled, and free, unless a subscriber wants it), named for the
+/// item the request resolved to (`target`: a name the server does not serve is not one, so
+/// names stay bounded). Its name and attributes are complete when it is returned: an
+/// exported span cannot be renamed once started.
 pub(crate) fn request(
     method: &str,
     id: &RequestId,
-    params: Option<&RawValue>,
+    target: Option<&str>,
     version: Option<&str>,
     transport: Transport,
 ) -> Span {
@@ -76,9 +76,9 @@ pub(crate) fn request(
         "prompts/get" => "gen_ai.prompt.name",
         _ => "mcp.resource.uri",
     };
-    match super::target::of(method, params) {
+    match target {
         Some(target) => {
-            span.record(attribute, &*target);
+            span.record(attribute, target);
             span.record("otel.name", format!("{method} {target}"));
         }
         None => {

@@ -17,10 +17,12 @@ use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::Response;
 use bytes::Bytes;
+use futures_util::future::Either;
 use futures_util::stream;
 use serde_json::value::RawValue;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument as _;
 
 use super::auth;
 use super::checks::media::Answer;
@@ -32,7 +34,7 @@ use super::response::{
 use super::resumable::{Attach, Live, ResumableStream};
 use super::sessions::{Attachment, HttpSession, Refused};
 use super::sse;
-use crate::dispatch::{Carrier, Reply, dispatch, open_session, refusal_before_running};
+use crate::dispatch::{self, Carrier, Failure, Reply, open_session};
 use crate::peer::{HttpParts, PeerId, Sink, StreamCloser};
 use crate::principal::Principal;
 use crate::protocol::jsonrpc::Request;
@@ -139,8 +141,11 @@ pub(super) fn delete(ep: &Endpoint, parts: &Parts) -> Response {
 }
 
 /// A session's request: run detached from the connection, every message recorded in a new
-/// resumable stream that this response follows.
-pub(super) fn serve_request(
+/// resumable stream that this response follows. The status goes out with the stream's first
+/// bytes, so a request dispatch refuses for the caller's scopes is answered `403` (with its
+/// challenge) instead, before the stream starts: dispatch resolves the request at once and
+/// says so.
+pub(super) async fn serve_request(
     ep: &Endpoint,
     parts: Parts,
     request: Request,
@@ -150,11 +155,6 @@ pub(super) fn serve_request(
 ) -> Response {
     let id = request.id.clone();
     let principal = parts.extensions.get::<Principal>().cloned();
-    // The status goes out with the stream's first bytes: a call lacking scopes is refused
-    // (403, with the challenge) before.
-    if let Some(e) = refusal_before_running(&ep.server, &request, principal.as_ref()) {
-        return auth::forbidden(ep, Some(&id), &e);
-    }
     let cancel = CancellationToken::new();
     let ticket = match session.session.inflight.start(id.clone(), cancel.clone()) {
         Ok(ticket) => ticket,
@@ -171,8 +171,6 @@ pub(super) fn serve_request(
     };
     let resume_timeout = ep.server.config.http.resume_timeout;
     let abandon = cancel.clone();
-    let stream = session.streams.open();
-    let attached = stream.attach(0);
     let (tx, mut rx) = mpsc::channel::<Bytes>(64);
     let peer = ep.guard.client_addr(&parts).map(PeerId::Addr);
     // Closing travels through the same channel as the messages (as an empty message), so
@@ -195,19 +193,40 @@ pub(super) fn serve_request(
         close_stream: Some(closer),
         peer,
     };
-    let server = ep.server.clone();
-    let recorder = stream.clone();
-    let running = session.clone();
     drop(tx);
-    let record = move |session: &HttpSession, recorder: &ResumableStream, n: Bytes| {
-        if n.is_empty() {
-            recorder.detach();
-        } else {
-            session.streams.push(recorder, n, false);
-        }
-    };
+    let server = ep.server.clone();
+    let running = session.clone();
+    // What dispatch decided at once: a refusal for scopes (answered here, with its status)
+    // or a stream to follow.
+    let (decided, decision) = oneshot::channel::<Result<(u64, Attach), ErrorObject>>();
+    let answer_id = id.clone();
     tokio::spawn(async move {
-        let fut = dispatch(&server, request, carrier);
+        let (routed, record) = dispatch::start(&server, request, carrier);
+        let fut = match routed {
+            Err(Reply::Error(e, Failure::Forbidden)) => {
+                let _ = record.answered(Reply::Error(e.clone(), Failure::Forbidden));
+                running.session.inflight.finish(&ticket);
+                let _ = decided.send(Err(e));
+                return;
+            }
+            Err(reply) => Either::Left(std::future::ready(record.answered(reply))),
+            Ok(run) => Either::Right(async move {
+                let run = std::pin::pin!(run.instrument(record.span().clone()));
+                record.run(run).await
+            }),
+        };
+        let recorder = running.streams.open();
+        if decided.send(Ok((recorder.id, recorder.attach(0)))).is_err() {
+            // The client is gone before its stream began: the request goes on, detached.
+            recorder.detach();
+        }
+        let record = |session: &HttpSession, recorder: &ResumableStream, n: Bytes| {
+            if n.is_empty() {
+                recorder.detach();
+            } else {
+                session.streams.push(recorder, n, false);
+            }
+        };
         tokio::pin!(fut);
         let unfollowed = recorder.unfollowed_for(resume_timeout);
         tokio::pin!(unfollowed);
@@ -247,7 +266,14 @@ pub(super) fn serve_request(
         running.session.inflight.finish(&ticket);
         drop(place);
     });
-    resumable_response(session, stream.id, attached)
+    match decision.await {
+        Ok(Ok((stream, attached))) => resumable_response(session, stream, attached),
+        Ok(Err(forbidden)) => auth::forbidden(ep, Some(&answer_id), &forbidden),
+        Err(_) => unavailable(
+            Some(&answer_id),
+            &ErrorObject::internal("the request ended before its stream began"),
+        ),
+    }
 }
 
 /// The refusal of a request when every place for a detached request is taken.

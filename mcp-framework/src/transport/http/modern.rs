@@ -53,7 +53,7 @@ pub(super) async fn serve_request(
         return error_response(StatusCode::BAD_REQUEST, Some(&request.id), &e);
     }
     if let (false, Some(session), true) = (modern, &session, answer.sse()) {
-        return legacy::serve_request(&ep, parts, request, session.clone(), meta, raw_meta);
+        return legacy::serve_request(&ep, parts, request, session.clone(), meta, raw_meta).await;
     }
     let id = request.id.clone();
     let needs_stream =
