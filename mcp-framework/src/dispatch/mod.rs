@@ -58,11 +58,12 @@ pub(crate) async fn dispatch(
 ) -> Reply {
     let (routed, record) = start(server, request, carrier);
     // Pinned here and awaited in place: wrapping it by value would copy the whole request
-    // state machine into the wrapper's.
-    let running = std::pin::pin!(match routed {
-        Ok(running) => running.instrument(record.span().clone()),
-        Err(reply) => return record.answered(reply),
-    });
+    // state machine into the wrapper's. (`map_or_else` takes the whole of `routed`: a
+    // `match` would leave it partly moved, and kept, beside its pinned copy.)
+    let running = std::pin::pin!(routed.map_or_else(
+        |reply| Either::Right(std::future::ready(reply)),
+        |running| Either::Left(running.instrument(record.span().clone())),
+    ));
     record.run(running).await
 }
 
@@ -87,41 +88,33 @@ pub(crate) fn start(
         Ok(m) => m,
         Err(e) => return (Err(Reply::bad(e)), Record::none()),
     };
+    // The revision the request names (a version this crate does not speak names none).
     let version = match (&meta.protocol_version, &carrier.session) {
-        (Some(v), _) => Some(v.as_str()),
-        (None, Some(session)) => Some(session.version.as_str()),
+        (Some(v), _) => v.known(),
+        (None, Some(session)) => Some(session.version),
         (None, None) => None,
     };
     let transport = Transport::from(carrier.transport());
     // Read only when a subscriber wants the request's span.
     let traced = tracing::enabled!(target: telemetry::span::TARGET, tracing::Level::DEBUG);
     let trace = traced.then(|| TraceContext::of(&meta, carrier.http.as_deref()));
-    let version = version.map(str::to_owned);
     // The method stays here, for the span and the metrics; the request goes on without it.
     let method = std::mem::take(&mut request.method);
-    let id = request.id.clone();
+    let id = traced.then(|| request.id.clone());
     let (routed, target) = route(server, &method, request, carrier, meta, raw_meta);
     let span = telemetry::span::request(
         &method,
-        &id,
+        id.as_ref(),
         target.as_deref(),
-        version.as_deref(),
+        version.map(crate::protocol::ProtocolVersion::as_str),
         transport,
     );
     if let Some(trace) = trace.filter(|_| !span.is_disabled()) {
         trace.join(&span);
     }
     #[cfg(feature = "metrics")]
-    let timer = telemetry::metrics::get().map(|m| {
-        m.start(
-            &method,
-            target.as_deref(),
-            version
-                .as_deref()
-                .and_then(crate::protocol::ProtocolVersion::parse),
-            transport,
-        )
-    });
+    let timer =
+        telemetry::metrics::get().map(|m| m.start(&method, target.as_deref(), version, transport));
     let record = Record {
         span,
         #[cfg(feature = "metrics")]
@@ -165,7 +158,8 @@ impl Record {
         reply
     }
 
-    /// Records a request answered without running anything.
+    /// Records a request answered without running anything (legacy HTTP's refusal).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn answered(self, reply: Reply) -> Reply {
         self.finish(&reply, false);
         reply

@@ -65,7 +65,8 @@ pub(super) fn run<K: Kind>(
             name: &name,
             cache,
         };
-        let answer = match execute(server, &prepared, answer).await {
+        let answer = std::pin::pin!(answer);
+        let answer = match execute(&prepared, answer).await {
             Ok(answer) => answer,
             Err(reply) => return reply,
         };

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
 use futures_util::FutureExt as _;
@@ -136,43 +137,12 @@ pub(super) fn context(
     })
 }
 
-/// How a handler run ended.
-enum Run<T> {
-    Done(T),
-    /// Stopped: questions to ask (MRTR) or a fatal error.
-    Suspended,
-    Cancelled,
-    Panicked(String),
-}
-
 pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     payload
         .downcast_ref::<&str>()
         .map(|s| (*s).to_owned())
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown panic".to_owned())
-}
-
-async fn run<F: Future>(prepared: &Prepared, fut: F) -> Run<F::Output> {
-    let (cx, cancel) = (&prepared.cx, prepared.request_cancel());
-    let fut = AssertUnwindSafe(fut).catch_unwind();
-    let ran = tokio::select! {
-        biased;
-        out = fut => match out {
-            Ok(v) => Run::Done(v),
-            Err(payload) => Run::Panicked(panic_message(&*payload)),
-        },
-        () = cx.wait_suspended() => Run::Suspended,
-        () = cancel.cancelled() => Run::Cancelled,
-    };
-    // A handler that watches its own cancellation may finish with a value: a cancelled
-    // request still gets no response (the receiver of `notifications/cancelled` SHOULD
-    // not send one), on every transport.
-    if cancel.is_cancelled() {
-        Run::Cancelled
-    } else {
-        ran
-    }
 }
 
 /// A handler's future in its span (see [`telemetry`]), with its context available to the
@@ -186,22 +156,35 @@ pub(super) fn as_handler<F: Future>(
     crate::logging::scope(cx.clone(), fut).instrument(telemetry::span::handler(method.kind(), name))
 }
 
-/// Runs `fut` (the innermost step of a call, or a middleware stack around it): its
-/// outcome, or the reply for how else it ended.
+/// Runs `fut` (the innermost step of a call, or a middleware stack around it; pinned by
+/// the caller, so that it is not copied into this future): its outcome, or the reply for
+/// how else it ended (cancelled, or a panic outside the handler, in a layer).
+///
+/// The innermost step answers a handler's questions (MRTR) and its fatal errors itself,
+/// as an output: the reply for them comes from [`read`].
 pub(super) async fn execute<T, F: Future<Output = T>>(
-    server: &ServerInner,
     prepared: &Prepared,
-    fut: F,
+    fut: Pin<&mut F>,
 ) -> Result<T, Reply> {
-    match run(prepared, fut).await {
-        Run::Done(outcome) => Ok(outcome),
-        Run::Suspended => Err(suspended(server, prepared)),
-        Run::Cancelled => Err(Reply::Cancelled),
-        Run::Panicked(m) => Err(Reply::error(handler_panicked(
-            prepared.method.kind(),
-            &prepared.name,
-            &m,
-        ))),
+    let cancel = prepared.request_cancel();
+    let ran = tokio::select! {
+        biased;
+        out = AssertUnwindSafe(fut).catch_unwind() => out.map_err(|payload| {
+            Reply::error(handler_panicked(
+                prepared.method.kind(),
+                &prepared.name,
+                &panic_message(&*payload),
+            ))
+        }),
+        () = cancel.cancelled() => Err(Reply::Cancelled),
+    };
+    // A handler that watches its own cancellation may finish with a value: a cancelled
+    // request still gets no response (the receiver of `notifications/cancelled` SHOULD
+    // not send one), on every transport.
+    if cancel.is_cancelled() {
+        Err(Reply::Cancelled)
+    } else {
+        ran
     }
 }
 

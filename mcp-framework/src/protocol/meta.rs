@@ -80,6 +80,7 @@ pub(crate) enum RequestedVersion {
 
 impl RequestedVersion {
     /// The version as the request wrote it.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn as_str(&self) -> &str {
         match self {
             Self::Known(version) => version.as_str(),
@@ -88,7 +89,6 @@ impl RequestedVersion {
     }
 
     /// The revision, if this crate speaks it.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn known(&self) -> Option<ProtocolVersion> {
         match self {
             Self::Known(version) => Some(*version),

@@ -45,7 +45,7 @@ impl Transport {
 /// exported span cannot be renamed once started.
 pub(crate) fn request(
     method: &str,
-    id: &RequestId,
+    id: Option<&RequestId>,
     target: Option<&str>,
     version: Option<&str>,
     transport: Transport,
@@ -70,7 +70,9 @@ pub(crate) fn request(
     if span.is_disabled() {
         return span;
     }
-    span.record("jsonrpc.request.id", tracing::field::display(id));
+    if let Some(id) = id {
+        span.record("jsonrpc.request.id", tracing::field::display(id));
+    }
     let attribute = match method {
         "tools/call" => "gen_ai.tool.name",
         "prompts/get" => "gen_ai.prompt.name",
