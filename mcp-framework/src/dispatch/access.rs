@@ -6,11 +6,10 @@
 
 use crate::catalog::Catalog;
 use crate::principal::{Access, Requirement};
-use crate::protocol::ErrorObject;
 use crate::runtime::state::ServerInner;
 
 use super::carrier::Carrier;
-use super::reply::{Failure, Reply};
+use super::reply::Reply;
 use super::views::RefView;
 
 /// What the caller behind `carrier` may do with an item requiring `requirement`.
@@ -34,10 +33,7 @@ pub(super) fn admit(
     match check(server, carrier, requirement) {
         Access::Granted => Ok(()),
         Access::Hidden => Err(unknown()),
-        Access::Challenge(scopes) => Err(Reply::Error(
-            ErrorObject::insufficient_scope(scopes),
-            Failure::Forbidden,
-        )),
+        Access::Challenge(scopes) => Err(Reply::forbidden(scopes)),
     }
 }
 

@@ -296,7 +296,7 @@ fn answer(
             match Listen::open(server, request, params, peer, principal, tasks) {
                 Ok(listen) => Reply::Listen(Box::new(listen)),
                 Err(OpenError::Params(e)) => Reply::bad(e),
-                Err(OpenError::Resources(e)) => subscription_refused(e),
+                Err(OpenError::Resources(e)) => Reply::refusal(e),
                 Err(OpenError::Refused(Refusal::PeerFull(e))) => Reply::Error(e, Failure::Busy),
                 Err(OpenError::Refused(Refusal::Full(e))) => Reply::Error(e, Failure::Unavailable),
             }
@@ -328,7 +328,7 @@ fn answer(
                     } else if let Err(e) =
                         watched.subscribe(server, carrier.principal().cloned(), era.version, v.uri)
                     {
-                        return subscription_refused(e);
+                        return Reply::refusal(e);
                     }
                     Reply::Result(render::empty())
                 }
@@ -342,16 +342,6 @@ fn answer(
             "initialize is only valid as the first request of a legacy session",
         )),
         _ => Reply::Error(ErrorObject::method_not_found(method), Failure::NotFound),
-    }
-}
-
-/// A refused resource subscription: a challenge for scopes the caller lacks (HTTP 403),
-/// else an answered error (an unknown resource, a limit).
-fn subscription_refused(e: ErrorObject) -> Reply {
-    if e.code == crate::protocol::codes::INSUFFICIENT_SCOPE {
-        Reply::Error(e, Failure::Forbidden)
-    } else {
-        Reply::error(e)
     }
 }
 

@@ -4,7 +4,7 @@
 use bytes::Bytes;
 
 use crate::protocol::jsonrpc::{error_message, result_message};
-use crate::protocol::{ErrorObject, RequestId};
+use crate::protocol::{ErrorObject, RequestId, codes};
 use crate::subscriptions::Listen;
 
 /// What a transport should send back for a request.
@@ -22,7 +22,7 @@ pub(crate) enum Reply {
 }
 
 /// The class of a failed request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Failure {
     /// The request itself is malformed, or needs what the client did not declare (HTTP 400).
     BadRequest,
@@ -34,9 +34,14 @@ pub(crate) enum Failure {
     Busy,
     /// A limit of what the server holds in all was reached; retry later (HTTP 503).
     Unavailable,
-    /// The caller's token lacks the scopes the item needs (HTTP 403 with a challenge for
-    /// the scopes of the error's `data.requiredScopes`).
-    Forbidden,
+    /// The caller lacks scopes the item needs (HTTP 403 with a step-up challenge).
+    Forbidden(Box<Challenge>),
+}
+
+/// What a refusal for scopes challenges the client for: every scope the item requires.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Challenge {
+    pub(crate) scopes: Vec<String>,
 }
 
 impl Reply {
@@ -48,6 +53,36 @@ impl Reply {
     /// A request that was understood and failed.
     pub(super) fn error(e: ErrorObject) -> Self {
         Self::Error(e, Failure::Answered)
+    }
+
+    /// The refusal of a caller that lacks `scopes` (every scope the item requires):
+    /// `-32003` with them in `data.requiredScopes`, and the challenge's scopes as data.
+    pub(super) fn forbidden(scopes: Vec<String>) -> Self {
+        Self::Error(
+            ErrorObject::insufficient_scope(scopes.clone()),
+            Failure::Forbidden(Box::new(Challenge { scopes })),
+        )
+    }
+
+    /// A refusal that came as an error from outside dispatch's own checks (a middleware
+    /// layer's, a subscription's): a `-32003` is the same challenge as dispatch's, for the
+    /// scopes its `data.requiredScopes` lists; any other error is answered as it is.
+    pub(super) fn refusal(e: ErrorObject) -> Self {
+        if e.code != codes::INSUFFICIENT_SCOPE {
+            return Self::error(e);
+        }
+        let scopes = e
+            .data
+            .as_ref()
+            .and_then(|d| d.get("requiredScopes"))
+            .and_then(serde_json::Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|s| s.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Self::Error(e, Failure::Forbidden(Box::new(Challenge { scopes })))
     }
 
     /// The response to request `id`; `None` when there is nothing to send (a cancelled

@@ -215,9 +215,7 @@ pub(super) fn read<T>(
                 Err(Reply::bad(e))
             }
             // A layer's own scope check: the same 403 challenge as the framework's.
-            Rejection::Error(e) if e.code == codes::INSUFFICIENT_SCOPE => {
-                Err(Reply::Error(e, Failure::Forbidden))
-            }
+            Rejection::Error(e) if e.code == codes::INSUFFICIENT_SCOPE => Err(Reply::refusal(e)),
             Rejection::Error(e) => Ok(Err(e)),
             Rejection::Limited(e) => Err(Reply::Error(e, Failure::Busy)),
         },

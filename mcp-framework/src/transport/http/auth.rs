@@ -121,20 +121,13 @@ pub(super) fn metadata(auth: &Arc<Authorization>) -> Response {
     r
 }
 
-/// `403 Forbidden` for a call lacking the scopes of `error.data.requiredScopes`, with the
-/// step-up challenge.
-pub(super) fn forbidden(ep: &Endpoint, id: Option<&RequestId>, error: &ErrorObject) -> Response {
-    let scopes: Vec<String> = error
-        .data
-        .as_ref()
-        .and_then(|d| d.get("requiredScopes"))
-        .and_then(|s| s.as_array())
-        .map(|a| {
-            a.iter()
-                .filter_map(|s| s.as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default();
+/// `403 Forbidden` for a call lacking `scopes`, with the step-up challenge for them.
+pub(super) fn forbidden(
+    ep: &Endpoint,
+    id: Option<&RequestId>,
+    error: &ErrorObject,
+    scopes: &[String],
+) -> Response {
     #[cfg(feature = "auth")]
     let metadata = ep.auth.as_deref().map(Authorization::metadata_url);
     #[cfg(not(feature = "auth"))]
@@ -145,7 +138,7 @@ pub(super) fn forbidden(ep: &Endpoint, id: Option<&RequestId>, error: &ErrorObje
     let challenge = bearer(
         metadata.as_deref(),
         ErrorCode::InsufficientScope,
-        &scopes,
+        scopes,
         None,
     );
     let mut r = error_response(StatusCode::FORBIDDEN, id, error);

@@ -198,15 +198,17 @@ pub(super) async fn serve_request(
     let running = session.clone();
     // What dispatch decided at once: a refusal for scopes (answered here, with its status)
     // or a stream to follow.
-    let (decided, decision) = oneshot::channel::<Result<(u64, Attach), ErrorObject>>();
+    let (decided, decision) =
+        oneshot::channel::<Result<(u64, Attach), (ErrorObject, Vec<String>)>>();
     let answer_id = id.clone();
     tokio::spawn(async move {
         let (routed, record) = dispatch::start(&server, request, carrier);
         let fut = match routed {
-            Err(Reply::Error(e, Failure::Forbidden)) => {
-                let _ = record.answered(Reply::Error(e.clone(), Failure::Forbidden));
+            Err(Reply::Error(e, Failure::Forbidden(challenge))) => {
+                let scopes = challenge.scopes.clone();
+                let _ = record.answered(Reply::Error(e.clone(), Failure::Forbidden(challenge)));
                 running.session.inflight.finish(&ticket);
-                let _ = decided.send(Err(e));
+                let _ = decided.send(Err((e, scopes)));
                 return;
             }
             Err(reply) => Either::Left(std::future::ready(record.answered(reply))),
@@ -268,7 +270,7 @@ pub(super) async fn serve_request(
     });
     match decision.await {
         Ok(Ok((stream, attached))) => resumable_response(session, stream, attached),
-        Ok(Err(forbidden)) => auth::forbidden(ep, Some(&answer_id), &forbidden),
+        Ok(Err((forbidden, scopes))) => auth::forbidden(ep, Some(&answer_id), &forbidden, &scopes),
         Err(_) => unavailable(
             Some(&answer_id),
             &ErrorObject::internal("the request ended before its stream began"),

@@ -130,8 +130,10 @@ fn finish(
         Reply::Error(e, Failure::Answered) => {
             message_response(StatusCode::OK, Reply::error_message(Some(id), &e), answer)
         }
-        Reply::Error(e, Failure::Forbidden) => auth::forbidden(ep, Some(id), &e),
-        Reply::Error(e, failure) => failure_response(failure, id, &e),
+        Reply::Error(e, Failure::Forbidden(challenge)) => {
+            auth::forbidden(ep, Some(id), &e, &challenge.scopes)
+        }
+        Reply::Error(e, failure) => failure_response(&failure, id, &e),
         Reply::Cancelled => message_response(
             StatusCode::OK,
             Reply::error_message(

@@ -51,19 +51,19 @@ pub(super) fn rejection(status: StatusCode, message: impl Into<String>) -> Respo
     )
 }
 
-pub(super) fn status_of(failure: Failure) -> StatusCode {
+pub(super) fn status_of(failure: &Failure) -> StatusCode {
     match failure {
         Failure::BadRequest => StatusCode::BAD_REQUEST,
         Failure::NotFound => StatusCode::NOT_FOUND,
         Failure::Answered => StatusCode::OK,
         Failure::Busy => StatusCode::TOO_MANY_REQUESTS,
         Failure::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
-        Failure::Forbidden => StatusCode::FORBIDDEN,
+        Failure::Forbidden(_) => StatusCode::FORBIDDEN,
     }
 }
 
 /// The answer to a failed request: its status, and `Retry-After` when a limit refused it.
-pub(super) fn failure_response(failure: Failure, id: &RequestId, error: &ErrorObject) -> Response {
+pub(super) fn failure_response(failure: &Failure, id: &RequestId, error: &ErrorObject) -> Response {
     match failure {
         Failure::Busy => busy_response(Some(id), error),
         Failure::Unavailable => unavailable(Some(id), error),
