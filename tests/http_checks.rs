@@ -6,9 +6,9 @@
 
 use std::net::SocketAddr;
 
-use mcp_framework::{HttpConfig, Server};
+use mcp_framework::{Error, HttpConfig, Server};
 use serde_json::{Value, json};
-use tests::fixture::{server, server_with};
+use tests::fixture::{builder, server, server_with};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// A server on a fresh loopback port.
@@ -395,15 +395,31 @@ async fn an_untrusted_peers_forwarding_headers_are_ignored() {
     assert_eq!(a.status, 200);
 }
 
+/// A port nothing listens on (bound, read, and let go).
+fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().port()
+}
+
+fn owned(args: &[&str]) -> Vec<String> {
+    args.iter().map(|s| (*s).to_owned()).collect()
+}
+
+/// Waits (a bounded while) until something listens on `addr`.
+async fn listening(addr: SocketAddr) {
+    for _ in 0..250 {
+        if tokio::net::TcpStream::connect(addr).await.is_ok() {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    panic!("nothing listens on {addr}");
+}
+
 #[tokio::test]
 async fn command_line_options_reach_the_endpoint() {
-    let port = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap().port()
-    };
-    let server = server();
-    let running = server.clone();
-    let args: Vec<String> = [
+    let port = free_port();
+    let args = owned(&[
         "http",
         "--bind",
         &format!("127.0.0.1:{port}"),
@@ -413,18 +429,10 @@ async fn command_line_options_reach_the_endpoint() {
         "127.0.0.1",
         "--allow-origin",
         "https://app.example.com",
-    ]
-    .iter()
-    .map(|s| (*s).to_owned())
-    .collect();
-    let serving = tokio::spawn(async move { running.run_with_args(&args).await });
+    ]);
+    let serving = tokio::spawn(async move { builder().run_with_args(&args).await });
     let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
-    for _ in 0..100 {
-        if tokio::net::TcpStream::connect(addr).await.is_ok() {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+    listening(addr).await;
     let host = format!("Host: 127.0.0.1:{port}");
     let forwarded = "X-Forwarded-Host: mcp.example.com";
     assert_eq!(raw(addr, post(), &[&host]).await.status, 403);
@@ -436,8 +444,57 @@ async fn command_line_options_reach_the_endpoint() {
         a.header("access-control-allow-origin"),
         Some("https://app.example.com")
     );
-    server.shutdown();
-    serving.await.unwrap().unwrap();
+    serving.abort();
+}
+
+/// What the command line adds is checked with the rest of the settings, once, by
+/// `build()`: a value that does not parse is a configuration error, and nothing is served.
+#[tokio::test]
+async fn build_checks_what_the_command_line_adds() {
+    async fn refusal(run: impl std::future::Future<Output = Result<(), Error>>) -> Error {
+        tokio::time::timeout(std::time::Duration::from_secs(5), run)
+            .await
+            .expect("refused, not served")
+            .unwrap_err()
+    }
+    let port = free_port();
+    let bind = format!("127.0.0.1:{port}");
+    let bad_host = owned(&["http", "--bind", &bind, "--allow-host", "user@evil.com"]);
+    // Refused before serving: a server that served instead would not return.
+    let refused = refusal(builder().run_with_args(&bad_host)).await;
+    assert!(
+        matches!(&refused, Error::Config(m) if m.contains("allow_host `user@evil.com`")),
+        "{refused:?}"
+    );
+    // A bad value set in code is refused the same way, whatever the command line adds.
+    let fine = owned(&["http", "--bind", &bind, "--allow-host", "mcp.example.com"]);
+    let refused = refusal(
+        builder()
+            .http(HttpConfig::new().allow_origin("https://app.example.com/"))
+            .run_with_args(&fine),
+    )
+    .await;
+    assert!(
+        matches!(&refused, Error::Config(m) if m.contains("allow_origin `https://app.example.com/`")),
+        "{refused:?}"
+    );
+    // Authorization needs both an issuer and an audience: the command line's own rule.
+    let half = owned(&[
+        "http",
+        "--bind",
+        &bind,
+        "--auth-issuer",
+        "https://as.example.com",
+    ]);
+    let refused = refusal(builder().run_with_args(&half)).await;
+    assert!(
+        matches!(&refused, Error::Usage(m) if m.contains("--auth-audience")),
+        "{refused:?}"
+    );
+    assert!(
+        tokio::net::TcpStream::connect(&bind).await.is_err(),
+        "served anyway"
+    );
 }
 
 fn preflight<'a>(host: &'a str, origin: &'a str) -> Vec<&'a str> {

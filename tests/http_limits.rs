@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use mcp_framework::{HttpConfig, Server};
 use serde_json::{Value, json};
-use tests::fixture::server_with;
+use tests::fixture::{builder, server_with};
 use tests::wire::request;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
@@ -275,6 +275,68 @@ async fn a_full_server_closes_idle_and_silent_connections_to_make_room() {
     assert!(stays_open(&mut third, Duration::from_millis(500)).await);
     drop(next);
     assert_eq!(answer(&mut third).await.status, 200);
+}
+
+/// `run_with_args` applies its command line to the builder, and the server it builds serves
+/// one configuration: the limits set in code (the body size) and what the command line
+/// adds (the hosts, the connection limit) hold together.
+#[tokio::test]
+async fn the_command_line_and_the_code_configure_one_server() {
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let args: Vec<String> = [
+        "http",
+        "--bind",
+        &format!("127.0.0.1:{port}"),
+        "--allow-host",
+        "mcp.example.com",
+        "--max-connections",
+        "1",
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .collect();
+    let builder = builder().http(HttpConfig::new().max_body_bytes(1024));
+    let serving = tokio::spawn(async move { builder.run_with_args(&args).await });
+    let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    let connect = || async move {
+        for _ in 0..250 {
+            if let Ok(s) = TcpStream::connect(addr).await {
+                return s;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        panic!("nothing listens on {addr}");
+    };
+    let named = |pad| whole(pad).replace("Host: 127.0.0.1", "Host: mcp.example.com");
+
+    // The command line's host replaces the loopback names…
+    let mut c = connect().await;
+    c.write_all(whole(0).as_bytes()).await.unwrap();
+    assert_eq!(answer(&mut c).await.status, 403);
+    drop(c);
+    let mut c = connect().await;
+    c.write_all(named(0).as_bytes()).await.unwrap();
+    assert_eq!(answer(&mut c).await.status, 200);
+    drop(c);
+    // …the body limit set in code holds…
+    let mut c = connect().await;
+    c.write_all(named(2048).as_bytes()).await.unwrap();
+    assert_eq!(answer(&mut c).await.status, 413);
+    drop(c);
+    // …and so does the command line's connection limit: a request head in progress holds
+    // the only place, the next connection waits in the backlog until it closes.
+    let mut a = connect().await;
+    a.write_all(b"POST /mcp HTTP/1.1\r\n").await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut next = connect().await;
+    next.write_all(named(0).as_bytes()).await.unwrap();
+    assert!(stays_open(&mut next, Duration::from_millis(500)).await);
+    drop(a);
+    assert_eq!(answer(&mut next).await.status, 200);
+    serving.abort();
 }
 
 #[tokio::test]

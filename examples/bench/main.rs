@@ -76,7 +76,6 @@ async fn main() -> Result<(), mcp_framework::Error> {
     Server::builder()
         .name("bench")
         .version(env!("CARGO_PKG_VERSION"))
-        .build()?
         .run()
         .await
 }

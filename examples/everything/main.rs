@@ -21,7 +21,8 @@
 //!     --auth-audience http://127.0.0.1:8080/mcp
 //! ```
 //!
-//! The deployment options are those of every server's [`Server::run`] command line.
+//! The deployment options are those of every server's
+//! [`ServerBuilder::run`](mcp_framework::ServerBuilder::run) command line.
 
 mod apps;
 
@@ -873,7 +874,7 @@ fn json_schema_2020_12_tool() -> ToolSet {
 
 #[tokio::main]
 async fn main() -> Result<(), mcp_framework::Error> {
-    let server = Server::builder()
+    Server::builder()
         .name("everything")
         .version(env!("CARGO_PKG_VERSION"))
         .title("Everything")
@@ -884,6 +885,6 @@ async fn main() -> Result<(), mcp_framework::Error> {
         // with supporting files in subfolders, one under a prefix (`acme/billing`), one
         // with a nested skill.
         .skills(mcp_framework::skills!("skills"))
-        .build()?;
-    server.run().await
+        .run()
+        .await
 }

@@ -11,15 +11,15 @@
 //!   when one is created or deleted.
 //!
 //! The library exposes [`server()`] so that tests drive it in process
-//! (`examples/tests/notes.rs`); `main.rs` only runs it.
+//! (`examples/tests/notes.rs`), and [`builder()`], which `main.rs` runs.
 
 use std::collections::BTreeMap;
 use std::sync::{LazyLock, Mutex, MutexGuard, PoisonError};
 
 use mcp_framework::{
     CompletionRequest, Content, Context, Elicitation, Error, ErrorObject, Json, PromptMessage,
-    ResourceContents, ResourceDefinition, ResourceSet, Role, Server, ServerHandle, ToolError,
-    prompt, prompts, resource, resources, tool, tools,
+    ResourceContents, ResourceDefinition, ResourceSet, Role, Server, ServerBuilder, ServerHandle,
+    ToolError, prompt, prompts, resource, resources, tool, tools,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -379,9 +379,15 @@ fn listed_note(set: ResourceSet, id: u64, title: &str) -> ResourceSet {
 // ---------------------------------------------------------------------------------------------
 // The server.
 
-/// The notes server. Explicit sets (`tools![…]`…) keep it to exactly these items, whatever
-/// else is linked into the binary.
+/// The notes server, built.
 pub fn server() -> Result<Server, Error> {
+    builder().build()
+}
+
+/// The notes server, before it is built (`main` runs it with what its command line adds).
+/// Explicit sets (`tools![…]`…) keep it to exactly these items, whatever else is linked
+/// into the binary.
+pub fn builder() -> ServerBuilder {
     let listed = store()
         .notes
         .iter()
@@ -400,5 +406,4 @@ pub fn server() -> Result<Server, Error> {
         .prompts(prompts![summarize_note])
         .resources(resources![index, note])
         .add_resources(listed)
-        .build()
 }

@@ -7,5 +7,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), mcp_framework::Error> {
-    notes::server()?.run().await
+    notes::builder().run().await
 }

@@ -65,7 +65,6 @@ async fn main() -> Result<(), mcp_framework::Error> {
     Server::builder()
         .name("quickstart")
         .version(env!("CARGO_PKG_VERSION"))
-        .build()?
         .run()
         .await
 }

@@ -61,7 +61,7 @@ pub enum Error {
     /// Invalid server configuration.
     #[error("invalid configuration: {0}")]
     Config(String),
-    /// Invalid command line (see [`Server::run`](crate::Server::run)).
+    /// Invalid command line (see [`ServerBuilder::run`](crate::ServerBuilder::run)).
     #[error("{0}")]
     Usage(String),
     /// An I/O error (binding a socket, reading stdin…).

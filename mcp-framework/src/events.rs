@@ -104,37 +104,6 @@ impl EventBus for LocalBus {
     }
 }
 
-/// The server's bus, as every part of it holds it: the one the builder was given,
-/// replaceable until serving starts (`Server::run`'s `--redis-url`).
-#[derive(Clone)]
-pub(crate) struct SharedBus(Arc<arc_swap::ArcSwap<Box<dyn EventBus>>>);
-
-impl SharedBus {
-    pub(crate) fn new(bus: Box<dyn EventBus>) -> Self {
-        Self(Arc::new(arc_swap::ArcSwap::from_pointee(bus)))
-    }
-
-    /// Publishes and subscribes on `bus` from now on.
-    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
-    pub(crate) fn replace(&self, bus: Box<dyn EventBus>) {
-        self.0.store(Arc::new(bus));
-    }
-}
-
-impl EventBus for SharedBus {
-    fn publish(&self, event: ChangeEvent) {
-        self.0.load().publish(event);
-    }
-
-    fn subscribe(&self) -> broadcast::Receiver<ChangeEvent> {
-        self.0.load().subscribe()
-    }
-
-    fn is_distributed(&self) -> bool {
-        self.0.load().is_distributed()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

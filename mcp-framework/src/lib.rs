@@ -80,14 +80,16 @@ pub use registry::handler::{
     ToolResult,
 };
 pub use registry::set::{PromptSet, ResourceSet, ToolSet};
-pub use runtime::config::OutputValidation;
 #[cfg(feature = "http")]
-pub use runtime::config::{HttpConfig, ListenConfig};
+pub use runtime::config::ListenConfig;
+pub use runtime::config::OutputValidation;
 pub use runtime::handle::ServerHandle;
 pub use schema_profile::{SchemaProfile, SchemaRule, SchemaViolation};
 pub use server::Server;
 pub use server::builder::ServerBuilder;
 pub use tasks::{TaskConfig, TaskStart, TaskSupport};
+#[cfg(feature = "http")]
+pub use transport::http::config::HttpConfig;
 
 /// What the macros expand to. Not public API.
 #[doc(hidden)]

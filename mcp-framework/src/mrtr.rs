@@ -218,11 +218,6 @@ impl Sealer {
     }
 
     /// The same, sealing with the first of `keys` and opening with any of them.
-    pub(crate) fn with_keys(&self, mut keys: Vec<StateKey>) -> Self {
-        let current = keys.remove(0);
-        Self::new(current, keys, self.ttl)
-    }
-
     pub(crate) fn seal(
         &self,
         binding: &Binding<'_>,

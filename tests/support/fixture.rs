@@ -239,19 +239,22 @@ fn resources() -> ResourceSet {
         )
 }
 
-/// The fixture server, configured further by `f`.
-pub fn server_with(
-    f: impl FnOnce(mcp_framework::ServerBuilder) -> mcp_framework::ServerBuilder,
-) -> Server {
-    f(Server::builder()
+/// The fixture server, before it is built (to `run_with_args` it, say).
+pub fn builder() -> mcp_framework::ServerBuilder {
+    Server::builder()
         .name("runtime-test")
         .version("1.2.3")
         .instructions("Use it well.")
         .tools(tools())
         .prompts(prompts())
-        .resources(resources()))
-    .build()
-    .expect("the server builds")
+        .resources(resources())
+}
+
+/// The fixture server, configured further by `f`.
+pub fn server_with(
+    f: impl FnOnce(mcp_framework::ServerBuilder) -> mcp_framework::ServerBuilder,
+) -> Server {
+    f(builder()).build().expect("the server builds")
 }
 
 /// The fixture server.

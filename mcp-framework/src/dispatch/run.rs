@@ -82,7 +82,7 @@ pub(super) fn prepare(
                     arguments,
                     principal: carrier.principal().map(Principal::subject),
                 };
-                Some(server.sealer.load().open(&token, &binding)?)
+                Some(server.sealer.open(&token, &binding)?)
             }
             None => None,
         };
@@ -248,10 +248,7 @@ fn suspended(server: &ServerInner, prepared: &Prepared) -> Reply {
         result = result.with_input_request(key.clone(), question.request.clone());
         pending.insert(key.clone(), question_digest.clone());
     }
-    let state = server
-        .sealer
-        .load()
-        .seal(&binding, round.answers(), pending);
+    let state = server.sealer.seal(&binding, round.answers(), pending);
     Reply::Result(render::input_required(
         server,
         result.with_request_state(state),

@@ -18,7 +18,7 @@ use tower::BoxError;
 /// dropped unfinished: the client cancelled it, or an outer layer gave up on it) and
 /// `duration_ms`.
 ///
-/// The events go wherever the application's `tracing` subscriber sends them (`Server::run`
+/// The events go wherever the application's `tracing` subscriber sends them (`run()`
 /// logs to stderr), never to the client: they are not the handler's log messages.
 /// Add it outermost to see every call, including those other layers refuse.
 #[derive(Debug, Clone, Copy, Default)]

@@ -8,7 +8,7 @@ use super::state::ServerInner;
 use crate::catalog::Catalog;
 use crate::context::{Context, FromContext};
 use crate::error::Error;
-use crate::events::{ChangeEvent, EventBus as _};
+use crate::events::ChangeEvent;
 use crate::registry::set::{PromptSet, ResourceSet, ToolSet};
 use crate::skills::Skill;
 use crate::skills::index::SkillIndex;

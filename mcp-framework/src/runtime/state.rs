@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use super::config::Config;
 use crate::admission::Admission;
 use crate::catalog::Catalog;
-use crate::events::SharedBus;
+use crate::events::EventBus;
 use crate::middleware::CallService;
 use crate::mrtr::Sealer;
 use crate::principal::{Access, Principal, Requirement};
@@ -30,9 +30,9 @@ pub(crate) struct ServerInner {
     /// Serializes catalog changes (see [`ServerHandle`](super::handle::ServerHandle)).
     pub(crate) change_lock: Mutex<()>,
     pub(crate) config: Config,
-    pub(crate) bus: SharedBus,
-    /// Replaceable until serving starts (`Server::run`'s `--state-key-file`).
-    pub(crate) sealer: ArcSwap<Sealer>,
+    pub(crate) bus: Arc<dyn EventBus>,
+    /// Seals and opens MRTR `requestState`.
+    pub(crate) sealer: Sealer,
     /// `{"io.modelcontextprotocol/serverInfo": …}`, merged into every modern result.
     pub(crate) server_info_meta: JsonObject,
     /// The same, encoded (`render` writes it after results with no `_meta` of their own).

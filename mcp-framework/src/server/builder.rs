@@ -1,4 +1,6 @@
 //! [`ServerBuilder`]: what the server serves and how, validated in [`build`](ServerBuilder::build).
+//! What `build()` makes is fixed: the command line of [`run`](ServerBuilder::run) is applied
+//! to the builder before it.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -14,7 +16,7 @@ use crate::admission::Admission;
 use crate::cache::{CachePolicy, Cacheable};
 use crate::catalog::Catalog;
 use crate::error::Error;
-use crate::events::{EventBus, LocalBus, SharedBus};
+use crate::events::{EventBus, LocalBus};
 use crate::middleware::{BoxError, Call, CallOutput, CallService, Layers, Route};
 use crate::mrtr::{Sealer, StateKey};
 use crate::principal::{ScopePolicy, ScopeRules};
@@ -24,8 +26,6 @@ use crate::protocol::{
 };
 use crate::registry::entry::ToolRules;
 use crate::registry::set::{PromptSet, ResourceSet, ToolSet, collected};
-#[cfg(feature = "http")]
-use crate::runtime::config::HttpConfig;
 use crate::runtime::config::{Config, ListenConfig, OutputValidation};
 use crate::runtime::state::{ServerInner, StateMap};
 use crate::schema_profile::SchemaProfile;
@@ -33,6 +33,13 @@ use crate::skills::Skill;
 use crate::skills::index::SkillIndex;
 use crate::tasks::live::Tasks;
 use crate::tasks::{MemoryTaskStore, TaskConfig, TaskStore, TaskSupport};
+#[cfg(feature = "http")]
+use crate::transport::http::{Http, HttpConfig};
+
+/// Makes the task store of a server that keeps tasks, from its task settings (the store
+/// `run()`'s `--redis-url` names).
+pub(crate) type MakeTaskStore =
+    Box<dyn FnOnce(&TaskConfig) -> Result<Box<dyn TaskStore>, Error> + Send + Sync>;
 
 /// Builds a [`Server`].
 #[must_use]
@@ -46,6 +53,8 @@ pub struct ServerBuilder {
     extra_prompts: PromptSet,
     extra_resources: ResourceSet,
     config: Config,
+    #[cfg(feature = "http")]
+    http: HttpConfig,
     state_key: Option<StateKey>,
     previous_state_keys: Vec<StateKey>,
     state_ttl: Duration,
@@ -54,6 +63,8 @@ pub struct ServerBuilder {
     layers: Layers,
     tasks: Option<TaskConfig>,
     task_store: Option<Box<dyn TaskStore>>,
+    /// Replaces `task_store`, and does not make the server keep tasks (the command line's).
+    make_task_store: Option<MakeTaskStore>,
     skills: Vec<Skill>,
     skill_dirs: Vec<PathBuf>,
 }
@@ -84,6 +95,8 @@ impl Server {
             extra_prompts: PromptSet::new(),
             extra_resources: ResourceSet::new(),
             config: Config::default(),
+            #[cfg(feature = "http")]
+            http: HttpConfig::default(),
             state_key: None,
             previous_state_keys: Vec::new(),
             state_ttl: Duration::from_secs(600),
@@ -92,6 +105,7 @@ impl Server {
             layers: Layers::default(),
             tasks: None,
             task_store: None,
+            make_task_store: None,
             skills: Vec::new(),
             skill_dirs: Vec::new(),
         }
@@ -231,10 +245,10 @@ impl ServerBuilder {
 
     /// Requires a bearer token on every HTTP request, checked as `authorization` says (the
     /// server as an OAuth 2.1 resource server; see [`auth`](crate::auth)). Stdio is not
-    /// affected. `run()` sets it from `--auth-issuer` and `--auth-audience` too.
+    /// affected. [`run`](Self::run) sets it from `--auth-issuer` and `--auth-audience` too.
     #[cfg(feature = "auth")]
     pub fn authorization(mut self, authorization: crate::auth::Authorization) -> Self {
-        self.config.http.authorization = Some(Arc::new(authorization));
+        self.http.authorization = Some(Arc::new(authorization));
         self
     }
 
@@ -398,18 +412,49 @@ impl ServerBuilder {
         self
     }
 
-    /// HTTP transport settings.
+    /// HTTP transport settings (the command line of [`run`](Self::run) adds to them).
     #[cfg(feature = "http")]
     pub fn http(mut self, http: HttpConfig) -> Self {
-        self.config.http = http;
+        self.http = http;
+        self
+    }
+
+    /// The HTTP settings so far, for the command line to add to.
+    #[cfg(feature = "http")]
+    pub(crate) fn http_mut(&mut self) -> &mut HttpConfig {
+        &mut self.http
+    }
+
+    /// The name set so far (the command line's telemetry names its service after it).
+    pub(crate) fn server_name(&self) -> &str {
+        &self.info.name
+    }
+
+    /// Seals `requestState` with the first of `keys` and opens it with any (a key file's,
+    /// newest first), instead of the keys set so far.
+    pub(crate) fn state_keys(mut self, mut keys: Vec<StateKey>) -> Self {
+        if !keys.is_empty() {
+            self.state_key = Some(keys.remove(0));
+            self.previous_state_keys = keys;
+        }
+        self
+    }
+
+    /// Keeps tasks, if the server keeps any, in the store `make` returns, instead of
+    /// [`task_store`](Self::task_store)'s or the in-memory default; unlike `task_store`, it
+    /// does not make the server keep tasks.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub(crate) fn make_task_store(mut self, make: MakeTaskStore) -> Self {
+        self.make_task_store = Some(make);
         self
     }
 
     /// Validates every definition (schemas, names, templates, duplicates) and the HTTP
-    /// settings (hosts, origins, proxies), and builds the server. Without explicit sets, every `#[tool]`, `#[prompt]` and `#[resource]` of the
-    /// binary is served.
-    #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
-    pub fn build(mut self) -> Result<Server, Error> {
+    /// settings (hosts, origins, proxies), and builds the server. Without explicit sets,
+    /// every `#[tool]`, `#[prompt]` and `#[resource]` of the binary is served. What it
+    /// builds does not change afterwards but for what [`ServerHandle`](crate::ServerHandle)
+    /// changes (the served items).
+    pub fn build(self) -> Result<Server, Error> {
         let needs_collection =
             self.tools.is_none() || self.prompts.is_none() || self.resources.is_none();
         let (c_tools, c_prompts, c_resources) = if needs_collection {
@@ -443,11 +488,14 @@ impl ServerBuilder {
                 );
             }
         }
-        #[cfg(feature = "auth")]
-        super::default_scopes_supported(&mut self.config.http, &catalog);
         #[cfg(feature = "http")]
-        crate::transport::http::check_config(&self.config.http)
-            .map_err(|e| Error::Config(e.to_string()))?;
+        let http = {
+            #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
+            let mut config = self.http;
+            #[cfg(feature = "auth")]
+            default_scopes_supported(&mut config, &catalog);
+            Arc::new(Http::new(config).map_err(|e| Error::Config(e.to_string()))?)
+        };
         let keeps_tasks = self.tasks.is_some()
             || self.task_store.is_some()
             || catalog
@@ -502,17 +550,23 @@ impl ServerBuilder {
             self.previous_state_keys,
             self.state_ttl,
         );
-        let bus = SharedBus::new(
-            self.bus
-                .unwrap_or_else(|| Box::new(LocalBus::default()) as Box<dyn EventBus>),
-        );
-        let tasks = keeps_tasks.then(|| {
+        let bus: Arc<dyn EventBus> = match self.bus {
+            Some(bus) => Arc::from(bus),
+            None => Arc::new(LocalBus::default()),
+        };
+        let tasks = if keeps_tasks {
             let config = self.tasks.unwrap_or_default();
-            let store = self.task_store.unwrap_or_else(|| {
-                Box::new(MemoryTaskStore::new(config.max_tasks).max_bytes(config.max_total_bytes))
-            });
-            Arc::new(Tasks::new(store, config, Arc::new(bus.clone())))
-        });
+            let store = match (self.make_task_store, self.task_store) {
+                (Some(make), _) => make(&config)?,
+                (None, Some(store)) => store,
+                (None, None) => Box::new(
+                    MemoryTaskStore::new(config.max_tasks).max_bytes(config.max_total_bytes),
+                ),
+            };
+            Some(Arc::new(Tasks::new(store, config, bus.clone())))
+        } else {
+            None
+        };
         let inner = ServerInner {
             info: self.info,
             instructions: self.instructions,
@@ -520,7 +574,7 @@ impl ServerBuilder {
             catalog: ArcSwap::from_pointee(catalog),
             change_lock: Mutex::new(()),
             bus,
-            sealer: ArcSwap::from_pointee(sealer),
+            sealer,
             server_info_meta_json: serde_json::to_string(&server_info_meta)
                 .expect("a JSON object serializes")
                 .into_boxed_str(),
@@ -538,7 +592,24 @@ impl ServerBuilder {
             skills: skills.map(|(index, _)| ArcSwap::from_pointee(index)),
             config: self.config,
         };
-        Ok(Server::from_inner(inner))
+        Ok(Server::from_inner(
+            inner,
+            #[cfg(feature = "http")]
+            http,
+        ))
+    }
+}
+
+/// An authorization that does not say which scopes clients start with publishes every
+/// scope the served items require (without it, clients ask for the authorization server's
+/// own list, `openid` and all).
+#[cfg(feature = "auth")]
+fn default_scopes_supported(config: &mut HttpConfig, catalog: &Catalog) {
+    if let Some(auth) = config.authorization.as_mut() {
+        // Not shared yet: the builder has the only reference.
+        if let Some(auth) = Arc::get_mut(auth) {
+            auth.default_scopes_supported(catalog.scopes());
+        }
     }
 }
 

@@ -1,13 +1,28 @@
-//! The command line of [`Server::run`](crate::Server::run): the transport to serve, logging
-//! to stderr (and, with the `otel` feature, trace export), and the signals that start a
-//! graceful shutdown.
+//! The command line of [`ServerBuilder::run`](crate::ServerBuilder::run): parsed in one pass
+//! ([`parse`]), then applied to the builder before it builds ([`apply`]); logging to stderr
+//! (and, with the `otel` feature, trace export), and the signals that start a graceful
+//! shutdown.
 
 use std::net::SocketAddr;
 
+use super::builder::ServerBuilder;
 use crate::error::Error;
 #[cfg(feature = "http")]
-use crate::runtime::config::HttpConfig;
+use crate::transport::http::HttpConfig;
 
+/// What the command line asks for.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct CommandLine {
+    pub(crate) command: Command,
+    /// `--metrics-bind` (or `MCP_METRICS_BIND`): serve Prometheus metrics there.
+    pub(crate) metrics_bind: Option<SocketAddr>,
+    /// `--redis-url` (or `MCP_REDIS_URL`): the event bus and task store of the replicas.
+    pub(crate) redis_url: Option<String>,
+    /// `--state-key-file` (or `MCP_STATE_KEY_FILE`): the keys that seal `requestState`.
+    pub(crate) state_key_file: Option<String>,
+}
+
+/// The transport to serve.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Command {
     Stdio,
@@ -15,13 +30,13 @@ pub(crate) enum Command {
     Http {
         bind: SocketAddr,
         path: String,
-        /// Added to the server's `HttpConfig`.
+        /// Added to the builder's `HttpConfig`.
         access: Vec<Access>,
     },
     Help(String),
 }
 
-/// A deployment option of `http` that adds to the server's [`HttpConfig`].
+/// A deployment option of `http` that adds to the builder's [`HttpConfig`].
 #[cfg(feature = "http")]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Access {
@@ -122,26 +137,28 @@ impl AuthOptions {
     }
 }
 
-/// `config` with the options of the command line added.
+/// Adds the options of the command line to `config` (checked with the rest of it by
+/// `build()`).
 #[cfg(feature = "http")]
-pub(crate) fn with_access(mut config: HttpConfig, access: &[Access]) -> Result<HttpConfig, Error> {
+fn add_access(config: &mut HttpConfig, access: &[Access]) -> Result<(), Error> {
     for a in access {
-        config = match a {
-            Access::Host(h) => config.allow_host(h.clone()),
-            Access::Origin(o) => config.allow_origin(o.clone()),
-            Access::Proxy(p) => config.trust_proxy(p.clone()),
-            Access::MaxConnections(n) => config.max_connections(*n),
-            Access::AuthIssuer(_) | Access::AuthAudience(_) | Access::AuthScopes(_) => config,
+        let taken = std::mem::take(config);
+        *config = match a {
+            Access::Host(h) => taken.allow_host(h.clone()),
+            Access::Origin(o) => taken.allow_origin(o.clone()),
+            Access::Proxy(p) => taken.trust_proxy(p.clone()),
+            Access::MaxConnections(n) => taken.max_connections(*n),
+            Access::AuthIssuer(_) | Access::AuthAudience(_) | Access::AuthScopes(_) => taken,
         };
     }
     if let Some(options) =
         authorization(access).map_err(|e| Error::Usage(format!("{e}\n{USAGE}")))?
     {
         options
-            .install(&mut config)
+            .install(config)
             .map_err(|e| Error::Usage(format!("{e}\n{USAGE}")))?;
     }
-    Ok(config)
+    Ok(())
 }
 
 const USAGE: &str = "\
@@ -180,39 +197,67 @@ usage: <server> [stdio]
                            requestState, shared by every replica: lines `<id> <secret>`
                            (32 bytes as 64 hex digits or base64), the first one seals";
 
-/// Takes `--NAME VALUE` (or `--NAME=VALUE`, anywhere on the line) out of `args`; without
-/// it, the variable `var`. Returns the other arguments and the value.
-fn take_option(
-    args: &[String],
-    name: &str,
-    var: &str,
-) -> Result<(Vec<String>, Option<String>), Error> {
-    let mut rest = Vec::with_capacity(args.len());
-    let mut value = std::env::var(var).ok().filter(|v| !v.is_empty());
-    let flag = format!("--{name}");
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        if let Some(v) = arg.strip_prefix(&flag).and_then(|v| v.strip_prefix('=')) {
-            value = Some(v.to_owned());
-        } else if *arg == flag {
-            let v = it
-                .next()
-                .ok_or_else(|| Error::Usage(format!("`{flag}` needs a value\n{USAGE}")))?;
-            value = Some(v.clone());
-        } else {
-            rest.push(arg.clone());
-        }
-    }
-    Ok((rest, value))
+/// `flag` without its value.
+fn needs_value(flag: &str) -> Error {
+    Error::Usage(format!("`{flag}` needs a value\n{USAGE}"))
 }
 
-/// Takes `--metrics-bind ADDR` (anywhere on the line) out of `args`; without it, the
-/// `MCP_METRICS_BIND` variable.
-pub(crate) fn take_metrics_bind(
-    args: &[String],
-) -> Result<(Vec<String>, Option<SocketAddr>), Error> {
-    let (rest, bind) = take_option(args, "metrics-bind", "MCP_METRICS_BIND")?;
-    let bind = bind
+/// Reads the command line in one pass: the options of either command (`--metrics-bind`,
+/// `--redis-url`, `--state-key-file`, anywhere on the line, each else from its variable),
+/// the command, and the options of `http`. Checks the form of each value; what the
+/// values say together is checked by `build()`.
+pub(crate) fn parse(args: &[String]) -> Result<CommandLine, Error> {
+    let mut metrics_bind = None;
+    let mut redis_url = None;
+    let mut state_key_file = None;
+    let mut command = None;
+    let mut it = args.iter().map(String::as_str);
+    while let Some(arg) = it.next() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f, Some(v)),
+            _ => (arg, None),
+        };
+        let mut value = || {
+            inline
+                .or_else(|| it.next())
+                .map(str::to_owned)
+                .ok_or_else(|| needs_value(flag))
+        };
+        match (flag, &mut command) {
+            ("--metrics-bind", _) => metrics_bind = Some(value()?),
+            ("--redis-url", _) => redis_url = Some(value()?),
+            ("--state-key-file", _) => state_key_file = Some(value()?),
+            (_, None) => {
+                command = Some(match arg {
+                    "stdio" => Command::Stdio,
+                    "-h" | "--help" | "help" => Command::Help(USAGE.to_owned()),
+                    #[cfg(feature = "http")]
+                    "http" => Command::Http {
+                        bind: "127.0.0.1:8080".parse().expect("valid default"),
+                        path: "/mcp".to_owned(),
+                        access: Vec::new(),
+                    },
+                    other => {
+                        return Err(Error::Usage(format!("unknown command `{other}`\n{USAGE}")));
+                    }
+                });
+            }
+            (_, Some(Command::Help(_))) => {}
+            (_, Some(Command::Stdio)) => {
+                return Err(Error::Usage(format!(
+                    "unexpected argument `{arg}`\n{USAGE}"
+                )));
+            }
+            #[cfg(feature = "http")]
+            (_, Some(Command::Http { bind, path, access })) => {
+                http_option(flag, value, bind, path, access)?;
+            }
+        }
+    }
+    let or_var = |value: Option<String>, var: &str| {
+        value.or_else(|| std::env::var(var).ok().filter(|v| !v.is_empty()))
+    };
+    let metrics_bind = or_var(metrics_bind, "MCP_METRICS_BIND")
         .map(|v| {
             v.parse().map_err(|_| {
                 Error::Usage(format!(
@@ -221,107 +266,122 @@ pub(crate) fn take_metrics_bind(
             })
         })
         .transpose()?;
-    Ok((rest, bind))
+    Ok(CommandLine {
+        command: command.unwrap_or(Command::Stdio),
+        metrics_bind,
+        redis_url: or_var(redis_url, "MCP_REDIS_URL"),
+        state_key_file: or_var(state_key_file, "MCP_STATE_KEY_FILE"),
+    })
 }
 
-/// Takes `--state-key-file PATH` (anywhere on the line) out of `args`; without it, the
-/// `MCP_STATE_KEY_FILE` variable. Returns the keys the file holds, newest first.
-pub(crate) fn take_state_keys(
-    args: &[String],
-) -> Result<(Vec<String>, Option<Vec<crate::mrtr::StateKey>>), Error> {
-    let (rest, path) = take_option(args, "state-key-file", "MCP_STATE_KEY_FILE")?;
-    let Some(path) = path else {
-        return Ok((rest, None));
-    };
-    let text = std::fs::read_to_string(&path)
+/// One option of `http`, its value taken by `value`.
+#[cfg(feature = "http")]
+fn http_option(
+    flag: &str,
+    mut value: impl FnMut() -> Result<String, Error>,
+    bind: &mut SocketAddr,
+    path: &mut String,
+    access: &mut Vec<Access>,
+) -> Result<(), Error> {
+    match flag {
+        "--bind" => {
+            let v = value()?;
+            *bind = v.parse().map_err(|_| {
+                Error::Usage(format!(
+                    "`--bind {v}`: expected ADDR:PORT such as 127.0.0.1:8080"
+                ))
+            })?;
+        }
+        "--path" => {
+            let v = value()?;
+            if !v.starts_with('/') {
+                return Err(Error::Usage(format!("`--path {v}` must start with `/`")));
+            }
+            *path = v;
+        }
+        "--allow-host" => access.push(Access::Host(value()?)),
+        "--allow-origin" => access.push(Access::Origin(value()?)),
+        "--trust-proxy" => access.push(Access::Proxy(value()?)),
+        "--max-connections" => {
+            let v = value()?;
+            let n = v.parse().ok().filter(|&n: &usize| n > 0).ok_or_else(|| {
+                Error::Usage(format!(
+                    "`--max-connections {v}`: expected a positive number"
+                ))
+            })?;
+            access.push(Access::MaxConnections(n));
+        }
+        "--auth-issuer" => access.push(Access::AuthIssuer(value()?)),
+        "--auth-audience" => access.push(Access::AuthAudience(value()?)),
+        "--auth-required-scopes" => access.push(Access::AuthScopes(value()?)),
+        other => return Err(Error::Usage(format!("unknown option `{other}`\n{USAGE}"))),
+    }
+    Ok(())
+}
+
+/// Applies what `line` asks for to `builder`: the state keys of the key file, the Redis
+/// event bus and task store, and (for `http`) the access options, added to the HTTP
+/// settings set in code. Nothing is changed after `build()`.
+pub(crate) fn apply(
+    #[cfg_attr(not(feature = "http"), allow(unused_mut))] mut builder: ServerBuilder,
+    line: &CommandLine,
+) -> Result<ServerBuilder, Error> {
+    if let Some(path) = &line.state_key_file {
+        let keys = read_state_keys(path)?;
+        let ids: Vec<&str> = keys.iter().map(crate::mrtr::StateKey::id).collect();
+        tracing::info!(keys = ?ids, "requestState keys from the key file (the first seals)");
+        builder = builder.state_keys(keys);
+    }
+    if let Some(url) = &line.redis_url {
+        builder = with_redis(builder, url)?;
+    }
+    #[cfg(feature = "http")]
+    if let Command::Http { access, .. } = &line.command {
+        add_access(builder.http_mut(), access)?;
+    }
+    Ok(builder)
+}
+
+/// The keys of the file at `path`, newest first.
+fn read_state_keys(path: &str) -> Result<Vec<crate::mrtr::StateKey>, Error> {
+    let text = std::fs::read_to_string(path)
         .map_err(|e| Error::Usage(format!("`--state-key-file {path}`: {e}")))?;
     #[cfg(unix)]
-    if let Ok(meta) = std::fs::metadata(&path) {
+    if let Ok(meta) = std::fs::metadata(path) {
         use std::os::unix::fs::PermissionsExt as _;
         if meta.permissions().mode() & 0o044 != 0 {
             tracing::warn!(%path, "the state key file is readable by others: chmod 600 it");
         }
     }
-    let keys = crate::mrtr::StateKey::parse_keys(&text)
-        .map_err(|e| Error::Usage(format!("`--state-key-file {path}`, {e}")))?;
-    Ok((rest, Some(keys)))
+    crate::mrtr::StateKey::parse_keys(&text)
+        .map_err(|e| Error::Usage(format!("`--state-key-file {path}`, {e}")))
 }
 
-/// Takes `--redis-url URL` (anywhere on the line) out of `args`; without it, the
-/// `MCP_REDIS_URL` variable.
-pub(crate) fn take_redis_url(args: &[String]) -> Result<(Vec<String>, Option<String>), Error> {
-    take_option(args, "redis-url", "MCP_REDIS_URL")
+/// `builder` with change events shared through the Redis at `url`, and its tasks (if it
+/// keeps any) kept there.
+#[cfg(feature = "redis")]
+fn with_redis(builder: ServerBuilder, url: &str) -> Result<ServerBuilder, Error> {
+    let bus = crate::scale::RedisEventBus::connect(url).map_err(|e| Error::Usage(e.to_string()))?;
+    // Not the URL itself: it may hold a password.
+    tracing::info!("change events shared through Redis");
+    let url = url.to_owned();
+    Ok(builder
+        .event_bus(bus)
+        .make_task_store(Box::new(move |config| {
+            let store = crate::scale::RedisTaskStore::new(&url, config.max_tasks)
+                .map_err(|e| Error::Usage(e.to_string()))?;
+            tracing::info!("tasks kept in Redis");
+            Ok(Box::new(store))
+        })))
 }
 
-pub(crate) fn parse(args: &[String]) -> Result<Command, Error> {
-    let mut it = args.iter().map(String::as_str);
-    match it.next() {
-        None | Some("stdio") => match it.next() {
-            None => Ok(Command::Stdio),
-            Some(extra) => Err(Error::Usage(format!(
-                "unexpected argument `{extra}`\n{USAGE}"
-            ))),
-        },
-        Some("-h" | "--help" | "help") => Ok(Command::Help(USAGE.to_owned())),
-        #[cfg(feature = "http")]
-        Some("http") => {
-            let mut bind: SocketAddr = "127.0.0.1:8080".parse().expect("valid default");
-            let mut path = "/mcp".to_owned();
-            let mut access = Vec::new();
-            while let Some(flag) = it.next() {
-                let (flag, inline) = match flag.split_once('=') {
-                    Some((f, v)) => (f, Some(v)),
-                    None => (flag, None),
-                };
-                let mut value = || {
-                    inline
-                        .or_else(|| it.next())
-                        .ok_or_else(|| Error::Usage(format!("`{flag}` needs a value\n{USAGE}")))
-                };
-                match flag {
-                    "--bind" => {
-                        let v = value()?;
-                        bind = v.parse().map_err(|_| {
-                            Error::Usage(format!(
-                                "`--bind {v}`: expected ADDR:PORT such as 127.0.0.1:8080"
-                            ))
-                        })?;
-                    }
-                    "--path" => {
-                        let v = value()?;
-                        if !v.starts_with('/') {
-                            return Err(Error::Usage(format!("`--path {v}` must start with `/`")));
-                        }
-                        path = v.to_owned();
-                    }
-                    "--allow-host" => access.push(Access::Host(value()?.to_owned())),
-                    "--allow-origin" => access.push(Access::Origin(value()?.to_owned())),
-                    "--trust-proxy" => access.push(Access::Proxy(value()?.to_owned())),
-                    "--max-connections" => {
-                        let v = value()?;
-                        let n = v.parse().ok().filter(|&n: &usize| n > 0).ok_or_else(|| {
-                            Error::Usage(format!(
-                                "`--max-connections {v}`: expected a positive number"
-                            ))
-                        })?;
-                        access.push(Access::MaxConnections(n));
-                    }
-                    "--auth-issuer" => access.push(Access::AuthIssuer(value()?.to_owned())),
-                    "--auth-audience" => access.push(Access::AuthAudience(value()?.to_owned())),
-                    "--auth-required-scopes" => {
-                        access.push(Access::AuthScopes(value()?.to_owned()));
-                    }
-                    other => {
-                        return Err(Error::Usage(format!("unknown option `{other}`\n{USAGE}")));
-                    }
-                }
-            }
-            crate::transport::http::check_config(&with_access(HttpConfig::new(), &access)?)
-                .map_err(|e| Error::Usage(format!("{e}\n{USAGE}")))?;
-            Ok(Command::Http { bind, path, access })
-        }
-        Some(other) => Err(Error::Usage(format!("unknown command `{other}`\n{USAGE}"))),
-    }
+/// Without the `redis` feature, `--redis-url` is refused (without the URL: it may hold a
+/// password).
+#[cfg(not(feature = "redis"))]
+fn with_redis(_: ServerBuilder, _: &str) -> Result<ServerBuilder, Error> {
+    Err(Error::Usage(
+        "`--redis-url`: this server was built without the `redis` feature".into(),
+    ))
 }
 
 /// What [`init_telemetry`] started that must outlive the server (the trace export, which
@@ -400,15 +460,19 @@ mod tests {
         s.split_whitespace().map(str::to_owned).collect()
     }
 
+    fn command(s: &str) -> Command {
+        parse(&args(s)).unwrap().command
+    }
+
     #[test]
     fn parses_commands() {
-        assert_eq!(parse(&args("")).unwrap(), Command::Stdio);
-        assert_eq!(parse(&args("stdio")).unwrap(), Command::Stdio);
+        assert_eq!(command(""), Command::Stdio);
+        assert_eq!(command("stdio"), Command::Stdio);
         // A build without the `http` feature refuses `http` (the loop below still holds).
         #[cfg(feature = "http")]
         {
             assert_eq!(
-                parse(&args("http --bind 127.0.0.1:9000 --path /x")).unwrap(),
+                command("http --bind 127.0.0.1:9000 --path /x"),
                 Command::Http {
                     bind: "127.0.0.1:9000".parse().unwrap(),
                     path: "/x".into(),
@@ -416,7 +480,7 @@ mod tests {
                 }
             );
             assert_eq!(
-                parse(&args("http --bind=127.0.0.1:1")).unwrap(),
+                command("http --bind=127.0.0.1:1"),
                 Command::Http {
                     bind: "127.0.0.1:1".parse().unwrap(),
                     path: "/mcp".into(),
@@ -424,12 +488,11 @@ mod tests {
                 }
             );
             assert_eq!(
-                parse(&args(
+                command(
                     "http --allow-host mcp.example.com --trust-proxy=10.0.0.0/8 \
                      --allow-origin https://app.example.com --allow-host * \
                      --max-connections=20000"
-                ))
-                .unwrap(),
+                ),
                 Command::Http {
                     bind: "127.0.0.1:8080".parse().unwrap(),
                     path: "/mcp".into(),
@@ -444,27 +507,50 @@ mod tests {
             );
         }
         for bad in [
-            "http --allow-host user@evil.com",
-            "http --allow-origin https://app.example.com/",
-            "http --trust-proxy nginx",
             "http --trust-proxy",
             "http --max-connections 0",
             "http --max-connections many",
+            "http --bind nope",
+            "http --path x",
+            "http --nope",
+            "stdio extra",
+            "ftp",
+            "--redis-url",
         ] {
             assert!(matches!(parse(&args(bad)), Err(Error::Usage(_))), "{bad}");
         }
-        assert!(parse(&args("http --bind nope")).is_err());
-        assert!(parse(&args("http --path x")).is_err());
-        assert!(parse(&args("ftp")).is_err());
-        assert!(matches!(parse(&args("--help")).unwrap(), Command::Help(_)));
-        let (rest, bind) = take_metrics_bind(&args(
-            "http --metrics-bind 127.0.0.1:9464 --bind 127.0.0.1:1",
+        assert!(matches!(command("--help"), Command::Help(_)));
+    }
+
+    #[test]
+    fn options_of_either_command_go_anywhere() {
+        let line = parse(&args(
+            "--redis-url redis://127.0.0.1:1/ stdio --metrics-bind 127.0.0.1:9464 \
+             --state-key-file=/keys",
         ))
         .unwrap();
-        assert_eq!(rest, args("http --bind 127.0.0.1:1"));
-        assert_eq!(bind, Some("127.0.0.1:9464".parse().unwrap()));
-        let (_, bind) = take_metrics_bind(&args("--metrics-bind=127.0.0.1:2")).unwrap();
-        assert_eq!(bind, Some("127.0.0.1:2".parse().unwrap()));
-        assert!(take_metrics_bind(&args("stdio --metrics-bind nope")).is_err());
+        assert_eq!(
+            line,
+            CommandLine {
+                command: Command::Stdio,
+                metrics_bind: Some("127.0.0.1:9464".parse().unwrap()),
+                redis_url: Some("redis://127.0.0.1:1/".into()),
+                state_key_file: Some("/keys".into()),
+            }
+        );
+        #[cfg(feature = "http")]
+        {
+            let line = parse(&args(
+                "http --metrics-bind 127.0.0.1:9464 --bind 127.0.0.1:1 --redis-url=redis://r/",
+            ))
+            .unwrap();
+            assert_eq!(line.metrics_bind, Some("127.0.0.1:9464".parse().unwrap()));
+            assert_eq!(line.redis_url.as_deref(), Some("redis://r/"));
+            assert!(matches!(line.command, Command::Http { bind, .. } if bind.port() == 1));
+        }
+        let line = parse(&args("--metrics-bind=127.0.0.1:2")).unwrap();
+        assert_eq!(line.metrics_bind, Some("127.0.0.1:2".parse().unwrap()));
+        assert_eq!(line.command, Command::Stdio);
+        assert!(parse(&args("stdio --metrics-bind nope")).is_err());
     }
 }

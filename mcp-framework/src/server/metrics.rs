@@ -1,4 +1,4 @@
-//! The Prometheus scrape endpoint `Server::run` serves for `--metrics-bind ADDR` (or
+//! The Prometheus scrape endpoint `ServerBuilder::run` serves for `--metrics-bind ADDR` (or
 //! `MCP_METRICS_BIND`): `GET /metrics` on its own listener, apart from the MCP endpoint, so
 //! that it can stay on an internal address.
 

@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::context::SessionPeer;
 use crate::error::ContextError;
-use crate::events::{ChangeEvent, EventBus as _};
+use crate::events::ChangeEvent;
 use crate::inflight::InFlight;
 use crate::peer::Sink;
 use crate::protocol::jsonrpc::{Request, Response, notification_message, request_message};

@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 use super::TaskConfig;
 use super::raw::RawJson;
 use super::record::{TaskRecord, TaskUpdate, encoded_len, now_ms};
-use super::store::{SharedStore, TaskStore, TaskStoreError};
+use super::store::{TaskStore, TaskStoreError};
 use crate::events::{ChangeEvent, EventBus, TaskEvent};
 use crate::protocol::{ErrorObject, JsonObject, TaskStatus};
 
@@ -28,7 +28,7 @@ const SWEEP_LIMIT: usize = 1_000;
 
 /// The server's tasks: the store, and the tasks running in this process.
 pub(crate) struct Tasks {
-    pub(crate) store: SharedStore,
+    pub(crate) store: Box<dyn TaskStore>,
     pub(crate) config: TaskConfig,
     bus: Arc<dyn EventBus>,
     running: Mutex<HashMap<Arc<str>, Arc<LiveTask>>>,
@@ -115,7 +115,7 @@ impl Tasks {
         bus: Arc<dyn EventBus>,
     ) -> Self {
         Self {
-            store: SharedStore::new(store),
+            store,
             config,
             bus,
             running: Mutex::new(HashMap::new()),

@@ -94,49 +94,6 @@ impl<T: TaskStore + ?Sized> TaskStore for std::sync::Arc<T> {
     }
 }
 
-/// The server's store, as its tasks hold it: the one the builder was given, replaceable
-/// until serving starts (`Server::run`'s `--redis-url`).
-pub(crate) struct SharedStore(arc_swap::ArcSwap<Box<dyn TaskStore>>);
-
-impl SharedStore {
-    pub(crate) fn new(store: Box<dyn TaskStore>) -> Self {
-        Self(arc_swap::ArcSwap::from_pointee(store))
-    }
-
-    /// Keeps records in `store` from now on.
-    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
-    pub(crate) fn replace(&self, store: Box<dyn TaskStore>) {
-        self.0.store(std::sync::Arc::new(store));
-    }
-}
-
-impl TaskStore for SharedStore {
-    fn create(&self, record: TaskRecord, max_per_holder: usize) -> StoreFuture<'_, ()> {
-        let store = self.0.load_full();
-        Box::pin(async move { store.create(record, max_per_holder).await })
-    }
-    fn get<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<TaskRecord>> {
-        let store = self.0.load_full();
-        Box::pin(async move { store.get(id).await })
-    }
-    fn update<'a>(
-        &'a self,
-        id: &'a str,
-        update: TaskUpdate,
-    ) -> StoreFuture<'a, Option<TaskRecord>> {
-        let store = self.0.load_full();
-        Box::pin(async move { store.update(id, update).await })
-    }
-    fn expired(&self, now_ms: u64, limit: usize) -> StoreFuture<'_, Vec<String>> {
-        let store = self.0.load_full();
-        Box::pin(async move { store.expired(now_ms, limit).await })
-    }
-    fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, bool> {
-        let store = self.0.load_full();
-        Box::pin(async move { store.remove(id).await })
-    }
-}
-
 /// The default store: records in a map in this process, at most `max_tasks` of them, and
 /// at most [`max_bytes`](Self::max_bytes) of their contents
 /// ([`TaskRecord::payload_bytes`]: results, errors, questions). A result (or question)

@@ -1,5 +1,5 @@
-//! The OTLP export of traces that [`Server::run`](crate::Server::run) sets up when the
-//! standard OpenTelemetry variables ask for it: `OTEL_TRACES_EXPORTER=otlp`, or an
+//! The OTLP export of traces that [`ServerBuilder::run`](crate::ServerBuilder::run) sets up
+//! when the standard OpenTelemetry variables ask for it: `OTEL_TRACES_EXPORTER=otlp`, or an
 //! `OTEL_EXPORTER_OTLP_ENDPOINT` / `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`; `OTEL_SDK_DISABLED=true`
 //! or `OTEL_TRACES_EXPORTER=none` keep it off. The exporter reads the rest itself
 //! (`OTEL_EXPORTER_OTLP_PROTOCOL`: `http/protobuf` by default or `http/json`, headers,

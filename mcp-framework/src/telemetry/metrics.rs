@@ -2,7 +2,7 @@
 //! MCP: `mcp_server_operation_duration_seconds` (a histogram per method, tool or prompt,
 //! protocol version, transport and `error_type`), `mcp_server_session_duration_seconds`
 //! (legacy sessions), and gauges of the requests in flight, open `subscriptions/listen`
-//! streams and legacy sessions. Off until [`enable`] (what `Server::run` does for
+//! streams and legacy sessions. Off until [`enable`] (what `ServerBuilder::run` does for
 //! `--metrics-bind`): until then recording is one atomic load.
 
 use std::future::Future;

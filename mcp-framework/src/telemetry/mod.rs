@@ -2,8 +2,8 @@
 //! OpenTelemetry semantic conventions for MCP ([`span`]), joined to the client's trace when
 //! the request carries W3C trace context (`traceparent`/`tracestate` in `_meta`, or HTTP
 //! headers) and the `otel` feature is on ([`propagation`]), and the OTLP export
-//! `Server::run` sets up from the standard `OTEL_*` variables (`export`, feature `otel`);
-//! and the process's Prometheus metrics (`metrics`, feature `metrics`).
+//! `ServerBuilder::run` sets up from the standard `OTEL_*` variables (`export`, feature
+//! `otel`); and the process's Prometheus metrics (`metrics`, feature `metrics`).
 //!
 //! The spans are at `DEBUG` level under the target [`span::TARGET`]: without a subscriber
 //! that wants them (the default logging is `info`), creating one costs a disabled-callsite

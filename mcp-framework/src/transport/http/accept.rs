@@ -18,8 +18,8 @@ use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use super::config::HttpConfig;
 use super::connection::{self, Timeouts};
-use crate::runtime::config::HttpConfig;
 
 /// How often a full server asks idle connections again to make room.
 const SHED_EVERY: Duration = Duration::from_millis(250);

@@ -14,8 +14,8 @@ use axum::http::{HeaderName, Method};
 use tower_http::cors::{AllowHeaders, AllowMethods, AllowOrigin, CorsLayer, ExposeHeaders};
 
 use super::checks::origin::OriginPolicy;
+use super::config::HttpConfig;
 use super::endpoint::SESSION_HEADER;
-use crate::runtime::config::HttpConfig;
 
 /// How long a browser may cache a preflight's answer.
 const MAX_AGE: Duration = Duration::from_secs(60 * 60);

@@ -50,9 +50,9 @@ pub(super) fn initialize(
 ) -> Response {
     match open_session(&ep.server, request.params.as_deref(), None) {
         Ok((session, result)) => {
-            let session = Arc::new(ep.sessions.open(session, ep.guard.client_addr(parts)));
+            let session = Arc::new(ep.sessions().open(session, ep.guard.client_addr(parts)));
             let id = session.id.clone();
-            if let Err(refused) = ep.sessions.insert(session) {
+            if let Err(refused) = ep.sessions().insert(session) {
                 return refused_response(&request.id, refused);
             }
             let mut r = message_response(
@@ -107,7 +107,7 @@ pub(super) fn get(ep: &Endpoint, parts: &Parts) -> Response {
             session.session.attach(tx);
             let shutdown = ep.server.shutdown.clone();
             let closed = session.session.closed.clone();
-            let keep_alive = ep.server.config.http.keep_alive;
+            let keep_alive = ep.http.config.keep_alive;
             let held = session.attachment();
             sse::sse_response(stream::unfold(
                 (rx, shutdown, closed, held),
@@ -131,7 +131,7 @@ pub(super) fn delete(ep: &Endpoint, parts: &Parts) -> Response {
     match parts.headers.get(SESSION_HEADER) {
         None => method_not_allowed(),
         Some(id) => {
-            if ep.sessions.remove(id.to_str().unwrap_or_default()) {
+            if ep.sessions().remove(id.to_str().unwrap_or_default()) {
                 Response::new(Body::empty())
             } else {
                 session_not_found()
@@ -162,14 +162,14 @@ pub(super) async fn serve_request(
             return busy_response(Some(&id), &busy.error());
         }
     };
-    let place = match ep.sessions.detached_place() {
+    let place = match ep.sessions().detached_place() {
         Ok(place) => place,
         Err(max) => {
             session.session.inflight.finish(&ticket);
             return unavailable(Some(&id), &all_places_taken(max));
         }
     };
-    let resume_timeout = ep.server.config.http.resume_timeout;
+    let resume_timeout = ep.http.config.resume_timeout;
     let abandon = cancel.clone();
     let (tx, mut rx) = mpsc::channel::<Bytes>(64);
     let peer = ep.guard.client_addr(&parts).map(PeerId::Addr);

@@ -21,7 +21,7 @@ use axum::response::Response;
 use futures_util::StreamExt as _;
 use hyper::body::Body as _;
 
-use crate::runtime::config::HttpConfig;
+use super::config::HttpConfig;
 
 /// How much of a refused body is read and discarded before the connection closes.
 #[derive(Debug, Clone, Copy)]

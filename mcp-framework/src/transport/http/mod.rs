@@ -11,7 +11,9 @@
 //! preflights, and [`body`] receives a POST body within its limits; a request refused before
 //! its body was read [`linger`]s on the rest of it, so that the client reads the answer. [`serve`] runs the
 //! endpoint on a listener: [`accept`] and [`connection`] own the connections and their
-//! timers.
+//! timers. Every router and listener of one server reads its [`Http`]: the [`HttpConfig`]
+//! it was built with (checked once, by [`Http::new`]), its legacy sessions and its body
+//! budget.
 
 mod accept;
 mod auth;
@@ -19,6 +21,7 @@ mod body;
 mod budget;
 mod challenge;
 mod checks;
+pub(crate) mod config;
 mod connection;
 mod cors;
 mod endpoint;
@@ -46,12 +49,10 @@ use axum::http::{Method, StatusCode};
 use axum::response::Response;
 use futures_util::future::{Either, Ready, ready};
 
-pub(crate) use budget::BodyBudget;
-pub(crate) use sessions::Sessions;
-
 use self::body::BodyLimits;
-pub(crate) use self::checks::ConfigError;
 use self::checks::{Guard, Rejected, media};
+pub(crate) use self::config::HttpConfig;
+pub(crate) use self::endpoint::Http;
 use self::endpoint::{Endpoint, session_of};
 use self::linger::{Linger, Unread};
 use self::response::{accepted, error_response, method_not_allowed, session_not_found};
@@ -60,36 +61,26 @@ use crate::error::Error;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::jsonrpc::{Incoming, parse_message};
 use crate::protocol::meta::{RequestedVersion, read_request_meta};
-use crate::runtime::config::HttpConfig;
 use crate::runtime::state::ServerInner;
 use crate::session::legacy::LegacySession;
 
-/// Whether the hosts, origins and proxies of `config` parse (what
-/// [`router`] needs of them).
-pub(crate) fn check_config(config: &HttpConfig) -> Result<(), ConfigError> {
-    Guard::new(config, None).map(drop)
-}
-
-/// The MCP endpoint at `path`, with the checks and CORS of `config` (the server's
-/// settings, or those plus the command line's; checked by [`check_config`] beforehand).
-/// `bound` is the address it is served on, when known (a loopback address turns on the
+/// The MCP endpoint at `path`, with the checks and CORS of the server's settings. `bound`
+/// is the address it is served on, when known (a loopback address turns on the
 /// loopback-only `Host` check).
 pub(crate) fn router(
     server: Arc<ServerInner>,
-    sessions: Arc<Sessions>,
-    budget: Arc<BodyBudget>,
+    http: Arc<Http>,
     path: &str,
     bound: Option<SocketAddr>,
-    config: &HttpConfig,
 ) -> Router {
-    let guard = Guard::new(config, bound).expect("HttpConfig is checked before it is served");
+    let config = &http.config;
+    let guard = Guard::new(config, bound).expect("checked by Http::new");
     let cors = cors::layer(config, &guard.origins);
     #[cfg(feature = "auth")]
     let authorization = config.authorization.clone();
     let endpoint = Arc::new(Endpoint {
         server,
-        sessions,
-        budget,
+        http,
         guard,
         #[cfg(feature = "auth")]
         auth: authorization.clone(),
@@ -121,16 +112,14 @@ pub(crate) fn router(
 /// (`ConnectInfo<SocketAddr>`, for trusted proxies).
 pub(crate) async fn serve(
     server: Arc<ServerInner>,
-    sessions: Arc<Sessions>,
-    budget: Arc<BodyBudget>,
+    http: Arc<Http>,
     listener: tokio::net::TcpListener,
     path: &str,
-    config: &HttpConfig,
 ) -> Result<(), Error> {
     let local = listener.local_addr()?;
     let shutdown = server.shutdown.clone();
-    let router = router(server, sessions, budget, path, Some(local), config);
-    accept::serve(listener, router, config, shutdown).await;
+    let router = router(server, http.clone(), path, Some(local));
+    accept::serve(listener, router, &http.config, shutdown).await;
     Ok(())
 }
 
@@ -175,7 +164,7 @@ async fn authenticated(ep: Arc<Endpoint>, mut parts: Parts, body: Body) -> Respo
 
 /// The settings of the endpoint's lingering close.
 fn linger_of(ep: &Endpoint) -> Linger {
-    Linger::of(&ep.server.config.http)
+    Linger::of(&ep.http.config)
 }
 
 /// `answer` refuses a request before its body was read (see [`linger`]).
@@ -204,15 +193,15 @@ async fn post(ep: Arc<Endpoint>, parts: Parts, body: Body) -> Response {
         Ok(answer) => answer,
         Err(e) => return refuse(&ep, &parts, body, Rejected::from(e).into_response()),
     };
-    let config = &ep.server.config;
+    let config = &ep.http.config;
     let limits = BodyLimits {
         max_bytes: config
-            .http
             .max_body_bytes
-            .unwrap_or(config.max_message_bytes),
-        timeout: config.http.body_read_timeout,
+            .unwrap_or(ep.server.config.max_message_bytes),
+        timeout: config.body_read_timeout,
     };
-    let (bytes, reservation) = match body::read(&ep.budget, limits, &parts.headers, body).await {
+    let (bytes, reservation) = match body::read(&ep.http.budget, limits, &parts.headers, body).await
+    {
         Ok(received) => received,
         Err(refused) => {
             tracing::debug!(error = %refused.error, "request body refused");

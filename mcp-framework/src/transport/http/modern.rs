@@ -142,7 +142,7 @@ fn finish(
             ),
             answer,
         ),
-        Reply::Listen(l) => listen::stream(ep.server.config.http.keep_alive, id.clone(), *l, guard),
+        Reply::Listen(l) => listen::stream(ep.http.config.keep_alive, id.clone(), *l, guard),
     }
 }
 

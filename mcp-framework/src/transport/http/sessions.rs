@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use super::config::HttpConfig;
 use super::resumable::{ReplayBudget, Streams};
-use crate::runtime::config::HttpConfig;
 use crate::session::legacy::LegacySession;
 
 /// Longest a session must have been idle before it may be closed early to make room.

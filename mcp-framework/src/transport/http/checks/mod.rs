@@ -21,10 +21,10 @@ use self::authority::AuthorityError;
 use self::host::{HostError, HostPolicy};
 use self::media::MediaError;
 use self::origin::{OriginError, OriginPolicy};
+use super::config::HttpConfig;
 use super::proxy::{ProxyEntryError, TrustedProxies};
 use super::response::rejection;
 use crate::peer::client_key;
-use crate::runtime::config::HttpConfig;
 
 /// A setting of [`HttpConfig`] that does not parse.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
