@@ -69,10 +69,9 @@ pub(super) fn complete(
         value: view.argument.value,
         context: view.context.unwrap_or_default().arguments,
     };
-    let cx = completer.as_ref().map(|_| {
-        let cancel = carrier.cancel.clone();
-        context(server, request.id, era, carrier, Asker::None, cancel, None)
-    });
+    let cx = completer
+        .as_ref()
+        .map(|_| context(server, request.id, era, carrier, Asker::None, None));
     Ok(async move {
         let completion = match (completer, cx) {
             (Some(c), Some(cx)) => {

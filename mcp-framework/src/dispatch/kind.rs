@@ -94,8 +94,6 @@ pub(super) fn innermost<K: Kind>(
             Ok(fut) => fut,
             Err(answer) => return answer,
         };
-        // A layer that drops the handler before it ends (a timeout) cancels its context.
-        let dropped = cx.inner.cancel.clone().drop_guard();
         let fut = as_handler(&cx, K::METHOD, &name, AssertUnwindSafe(fut).catch_unwind());
         let out = tokio::select! {
             biased;
@@ -114,12 +112,12 @@ pub(super) fn innermost<K: Kind>(
                 None => Ok(CallOutput::InputRequired(InputRequired::new())),
             },
         };
-        dropped.disarm();
         out
     }
 }
 
-/// Every kind is an [`Item`] of the catalog: the innermost step, boxed for a stack.
+/// Every kind is an [`Item`] of the catalog: the innermost step, boxed for a stack, whose
+/// layers may drop it before it ends.
 impl<K: Kind> Item for K {
     fn layers(&self) -> Option<&CallService> {
         self.own_layers()
@@ -131,7 +129,14 @@ impl<K: Kind> Item for K {
         name: Arc<str>,
         arguments: Value,
     ) -> BoxFuture<Result<CallOutput, BoxError>> {
-        Box::pin(innermost(self, cx, name, arguments))
+        // A layer that drops the handler before it ends (a timeout) cancels its context.
+        let dropped = cx.inner.cancel.clone().drop_guard();
+        let step = innermost(self, cx, name, arguments);
+        Box::pin(async move {
+            let out = step.await;
+            dropped.disarm();
+            out
+        })
     }
 }
 

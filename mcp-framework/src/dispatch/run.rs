@@ -65,7 +65,7 @@ pub(super) fn prepare(
     server: &Arc<ServerInner>,
     id: RequestId,
     era: Era,
-    carrier: Carrier,
+    mut carrier: Carrier,
     call: Invocation<'_>,
     layered: bool,
     task: Option<Arc<TaskSlot>>,
@@ -91,12 +91,12 @@ pub(super) fn prepare(
     } else {
         (Asker::None, None)
     };
-    let (cancel, request_cancel) = if layered {
-        (carrier.cancel.child_token(), Some(carrier.cancel.clone()))
-    } else {
-        (carrier.cancel.clone(), None)
-    };
-    let cx = context(server, id, era, carrier, asker, cancel, task);
+    // Under layers the handler's token is a child of the request's, which stays here.
+    let request_cancel = layered.then(|| {
+        let child = carrier.cancel.child_token();
+        std::mem::replace(&mut carrier.cancel, child)
+    });
+    let cx = context(server, id, era, carrier, asker, task);
     Ok(Prepared {
         cx,
         request_cancel,
@@ -106,14 +106,13 @@ pub(super) fn prepare(
     })
 }
 
-/// The [`Context`] of a request, asking through `asker` and cancelled by `cancel`.
+/// The [`Context`] of a request, asking through `asker`, cancelled by the carrier's token.
 pub(super) fn context(
     server: &Arc<ServerInner>,
     id: RequestId,
     era: Era,
     carrier: Carrier,
     asker: Asker,
-    cancel: CancellationToken,
     task: Option<Arc<TaskSlot>>,
 ) -> Context {
     Context::new(ContextInner {
@@ -126,7 +125,7 @@ pub(super) fn context(
         meta: era.meta,
         progress_token: era.progress_token,
         log: era.log,
-        cancel,
+        cancel: carrier.cancel,
         sink: carrier.sink,
         asker,
         http: carrier.http,
