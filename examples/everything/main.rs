@@ -22,12 +22,15 @@
 //! ```
 //!
 //! The deployment options are those of every server's
-//! [`ServerBuilder::run`](mcp_framework::ServerBuilder::run) command line.
+//! [`ServerBuilder::run`](mcp_framework::ServerBuilder::run) command line; `--instructions`
+//! is this server's own (see [`Options`]), added with
+//! [`run_with`](mcp_framework::ServerBuilder::run_with).
 
 mod apps;
 
 use std::time::Duration;
 
+use mcp_framework::clap;
 use mcp_framework::middleware::{self, AuditLayer};
 use mcp_framework::protocol::{CreateMessageRequestParams, JsonObject, Root, SamplingMessage};
 use mcp_framework::{
@@ -872,19 +875,32 @@ fn json_schema_2020_12_tool() -> ToolSet {
     )
 }
 
+/// This server's own options, next to the built-in ones of the command line.
+#[derive(clap::Args)]
+struct Options {
+    /// The instructions given to clients (what `initialize` answers)
+    #[arg(long, value_name = "TEXT", env = "EVERYTHING_INSTRUCTIONS")]
+    instructions: Option<String>,
+}
+
 #[tokio::main]
 async fn main() -> Result<(), mcp_framework::Error> {
     Server::builder()
         .name("everything")
         .version(env!("CARGO_PKG_VERSION"))
         .title("Everything")
-        .instructions("A test server exercising every MCP feature.")
         .layer(AuditLayer::new())
         .add_tools(json_schema_2020_12_tool())
         // Agent Skills (the Skills extension), embedded and checked at compile time: one
         // with supporting files in subfolders, one under a prefix (`acme/billing`), one
         // with a nested skill.
         .skills(mcp_framework::skills!("skills"))
-        .run()
+        .run_with(|options: Options, builder| {
+            builder.instructions(
+                options
+                    .instructions
+                    .unwrap_or_else(|| "A test server exercising every MCP feature.".to_owned()),
+            )
+        })
         .await
 }

@@ -8,7 +8,11 @@ use crate::protocol::ErrorObject;
 use crate::schema_profile::{SchemaProfile, SchemaViolation};
 
 /// An error building or running a server.
-#[derive(Debug, thiserror::Error)]
+///
+/// Its `Debug` is its `Display` (one line a person can read, naming the cause and its
+/// subject), so that a `main() -> Result<(), Error>` ending with it prints
+/// `Error: cannot bind 127.0.0.1:8080: address already in use` rather than a structure.
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// Two definitions share a name (or a URI).
@@ -64,9 +68,40 @@ pub enum Error {
     /// Invalid command line (see [`ServerBuilder::run`](crate::ServerBuilder::run)).
     #[error("{0}")]
     Usage(String),
-    /// An I/O error (binding a socket, reading stdin…).
+    /// An address could not be bound (in use, not this machine's, not permitted).
+    #[error("cannot bind {addr}: {}", io_reason(source))]
+    Bind {
+        /// The address.
+        addr: std::net::SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// An I/O error (reading stdin…).
     #[error(transparent)]
     Io(#[from] std::io::Error),
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+/// What an I/O error says, without the `(os error N)` its `Display` ends with and with a
+/// lower-case start: `address already in use`, to follow `cannot bind ADDR: `.
+pub(crate) fn io_reason(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    let text = match text.rfind(" (os error ") {
+        Some(at) if text.ends_with(')') => &text[..at],
+        _ => &text,
+    };
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) if !chars.as_str().starts_with(char::is_uppercase) => {
+            first.to_lowercase().chain(chars).collect()
+        }
+        _ => text.to_owned(),
+    }
 }
 
 fn list(violations: &[SchemaViolation]) -> String {

@@ -56,6 +56,10 @@ mod unguessable;
 pub mod protocol;
 
 pub use cache::{CachePolicy, Cacheable};
+/// The clap this crate parses the command line with (feature `cli`): derive your own flags
+/// for [`ServerBuilder::run_with`] with `#[derive(clap::Args)]` after `use mcp_framework::clap;`.
+#[cfg(feature = "cli")]
+pub use clap;
 pub use completion::{Completer, CompletionRequest, IntoCompletion, completer};
 pub use context::ask::{Ask, Elicitation};
 pub use context::{Context, FromContext, State};

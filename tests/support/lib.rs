@@ -141,6 +141,8 @@ mod guide {
     struct TheContext;
     #[doc = include_str!("../../guide/src/transports.md")]
     struct Transports;
+    #[doc = include_str!("../../guide/src/command-line.md")]
+    struct CommandLine;
     #[doc = include_str!("../../guide/src/caching.md")]
     struct Caching;
     #[doc = include_str!("../../guide/src/runtime-changes.md")]

@@ -430,6 +430,12 @@ impl ServerBuilder {
         &self.info.name
     }
 
+    /// The identity set so far (the command line's `--version` and `--help` show it).
+    #[cfg(feature = "cli")]
+    pub(crate) fn identity(&self) -> &Implementation {
+        &self.info
+    }
+
     /// Seals `requestState` with the first of `keys` and opens it with any (a key file's,
     /// newest first), instead of the keys set so far.
     pub(crate) fn state_keys(mut self, mut keys: Vec<StateKey>) -> Self {

@@ -15,7 +15,7 @@ use crate::telemetry::metrics;
 /// Turns the metrics on and serves them on `bind` until `shutdown`.
 pub(crate) async fn serve(bind: SocketAddr, shutdown: CancellationToken) -> Result<(), Error> {
     metrics::enable();
-    let listener = tokio::net::TcpListener::bind(bind).await?;
+    let listener = super::bind(bind).await?;
     tracing::info!(addr = %listener.local_addr()?, "serving metrics at /metrics");
     let app = Router::new().route(
         "/metrics",

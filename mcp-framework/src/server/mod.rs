@@ -7,6 +7,7 @@ pub(crate) mod builder;
 mod cli;
 #[cfg(feature = "metrics")]
 mod metrics;
+mod process;
 mod run;
 
 use std::fmt;
@@ -120,7 +121,7 @@ impl Server {
     /// [`ServerBuilder::run`](builder::ServerBuilder::run), or [`ServerHandle::shutdown`]).
     #[cfg(feature = "http")]
     pub async fn serve_http(&self, addr: std::net::SocketAddr) -> Result<(), Error> {
-        let listener = tokio::net::TcpListener::bind(addr).await?;
+        let listener = bind(addr).await?;
         self.serve_http_listener(listener, "/mcp").await
     }
 
@@ -140,4 +141,12 @@ impl Server {
     pub fn shutdown(&self) {
         self.inner.shutdown.cancel();
     }
+}
+
+/// A listener on `addr`, or [`Error::Bind`] naming it.
+#[cfg(feature = "http")]
+pub(crate) async fn bind(addr: std::net::SocketAddr) -> Result<tokio::net::TcpListener, Error> {
+    tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|source| Error::Bind { addr, source })
 }

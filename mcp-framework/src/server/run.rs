@@ -2,7 +2,8 @@
 //! is built (and so checked, once), and then served as it was built.
 
 use super::builder::ServerBuilder;
-use super::cli::{self, Command};
+use super::cli::{self, Command, CommandLine};
+use super::process;
 use crate::error::Error;
 
 impl ServerBuilder {
@@ -10,12 +11,20 @@ impl ServerBuilder {
     /// names:
     ///
     /// ```text
-    /// <bin> stdio
+    /// <bin> [stdio]
     /// <bin> http [--bind 127.0.0.1:8080] [--path /mcp] [--allow-host HOST]...
     ///            [--allow-origin ORIGIN]... [--trust-proxy ADDR|CIDR]...
     ///            [--max-connections N] [--auth-issuer URL --auth-audience URI]
     /// (either)   [--metrics-bind ADDR:PORT] [--redis-url URL] [--state-key-file PATH]
+    /// <bin> --help | --version
     /// ```
+    ///
+    /// With the `cli` feature (on by default) the line is parsed by clap: `--help` and
+    /// `--version` print on stdout and return `Ok(())`, and a usage error prints clap's
+    /// message on stderr and exits the process with status 2. The help lists only the
+    /// options of the features the binary was built with. Without the feature the server
+    /// serves stdio only, and takes the deployment options from their variables
+    /// (`MCP_STATE_KEY_FILE`, `MCP_REDIS_URL`, `MCP_METRICS_BIND`).
     ///
     /// The options are applied to this builder before [`build`](Self::build), which checks
     /// them with everything else: the `http` options add to the
@@ -28,28 +37,116 @@ impl ServerBuilder {
     /// store, `--state-key-file` the state keys. A server built from them does not change
     /// afterwards.
     ///
-    /// Without arguments it serves stdio. Logs go to stderr (`RUST_LOG` filters them).
-    /// SIGINT/SIGTERM shut down gracefully. A bad command line is
-    /// [`Error::Usage`](crate::Error::Usage); a value that does not parse (a host, an
-    /// origin) fails the build with [`Error::Config`](crate::Error::Config).
+    /// Logs go to stderr (`RUST_LOG` filters them). SIGINT/SIGTERM shut down gracefully.
+    /// A value that does not parse (a host, an origin) fails the build with
+    /// [`Error::Config`](crate::Error::Config); an address that cannot be bound is
+    /// [`Error::Bind`](crate::Error::Bind).
     pub async fn run(self) -> Result<(), Error> {
-        let args: Vec<String> = std::env::args().skip(1).collect();
-        self.run_with_args(&args).await
+        #[cfg(feature = "cli")]
+        {
+            self.run_with(|_: (), builder| builder).await
+        }
+        #[cfg(not(feature = "cli"))]
+        {
+            let args: Vec<String> = std::env::args().skip(1).collect();
+            self.run_with_args(&args).await
+        }
     }
 
-    /// [`run`](Self::run) with explicit arguments (without the program name).
-    pub async fn run_with_args(self, args: &[String]) -> Result<(), Error> {
-        let _telemetry = cli::init_telemetry(self.server_name());
-        let line = cli::parse(args)?;
-        if let Command::Help(text) = &line.command {
-            eprintln!("{text}");
-            return Ok(());
+    /// [`run`](Self::run) with the author's own flags: `A` is any `#[derive(clap::Args)]`
+    /// struct, whose options are accepted on the command line next to the built-in ones
+    /// (anywhere on it, unless required) and listed by `--help`; `configure` gets their
+    /// values and the builder, before the command line's options are applied and the
+    /// server is built.
+    ///
+    /// ```rust,no_run
+    /// use mcp_framework::{Server, clap};
+    ///
+    /// #[derive(clap::Args)]
+    /// struct Notes {
+    ///     /// Where the notes are kept
+    ///     #[arg(long, env = "NOTES_DIR", default_value = "notes")]
+    ///     notes_dir: std::path::PathBuf,
+    /// }
+    ///
+    /// #[tokio::main]
+    /// async fn main() -> Result<(), mcp_framework::Error> {
+    ///     Server::builder()
+    ///         .name("notes")
+    ///         .version(env!("CARGO_PKG_VERSION"))
+    ///         .run_with(|args: Notes, builder| builder.state(args.notes_dir))
+    ///         .await
+    /// }
+    /// ```
+    #[cfg(feature = "cli")]
+    pub async fn run_with<A: clap::Args>(
+        self,
+        configure: impl FnOnce(A, Self) -> Self,
+    ) -> Result<(), Error> {
+        let mut argv = std::env::args_os();
+        let bin = argv
+            .next()
+            .as_deref()
+            .map(std::path::Path::new)
+            .and_then(std::path::Path::file_stem)
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| self.server_name().to_owned());
+        let args: Vec<String> = argv.map(|a| a.to_string_lossy().into_owned()).collect();
+        match self.parse::<A>(&bin, &args) {
+            Ok(Some((line, extra))) => configure(extra, self).serve_line(line).await,
+            Ok(None) => Ok(()),
+            Err(e) => e.exit(),
         }
+    }
+
+    /// [`run`](Self::run) with explicit arguments (without the program name). Help and
+    /// version print on stdout and return `Ok(())`; a usage error is returned as
+    /// [`Error::Usage`](crate::Error::Usage) (clap's message), not printed.
+    pub async fn run_with_args(self, args: &[String]) -> Result<(), Error> {
+        #[cfg(feature = "cli")]
+        {
+            let bin = self.server_name().to_owned();
+            match self.parse::<()>(&bin, args) {
+                Ok(Some((line, _))) => self.serve_line(line).await,
+                Ok(None) => Ok(()),
+                Err(e) => Err(Error::Usage(e.render().to_string().trim_end().to_owned())),
+            }
+        }
+        #[cfg(not(feature = "cli"))]
+        {
+            let line = cli::parse_plain(args)?;
+            self.serve_line(line).await
+        }
+    }
+
+    /// The command line, or `None` once help or the version was printed.
+    #[cfg(feature = "cli")]
+    fn parse<A: clap::Args>(
+        &self,
+        bin: &str,
+        args: &[String],
+    ) -> Result<Option<(CommandLine, A)>, clap::Error> {
+        let info = self.identity();
+        let about = info.title.as_deref().or(info.description.as_deref());
+        match cli::parse::<A>(bin, &info.version, about, args) {
+            Ok(parsed) => Ok(Some(parsed)),
+            Err(e) if e.exit_code() == 0 => {
+                // Help and version: on stdout (clap's `print` picks it by the kind).
+                let _ = e.print();
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Applies `line`, builds, and serves what it names.
+    async fn serve_line(self, line: CommandLine) -> Result<(), Error> {
+        let _telemetry = process::init_telemetry(self.server_name());
         #[cfg(not(feature = "metrics"))]
-        if let Some(bind) = line.metrics_bind {
-            return Err(Error::Usage(format!(
-                "`--metrics-bind {bind}`: this server was built without the `metrics` feature"
-            )));
+        if line.metrics_bind.is_some() {
+            return Err(Error::Usage(
+                "MCP_METRICS_BIND: this server was built without the `metrics` feature".into(),
+            ));
         }
         let server = cli::apply(self, &line)?.build()?;
         #[cfg(feature = "metrics")]
@@ -58,22 +155,30 @@ impl ServerBuilder {
         }
         let shutdown = server.inner.shutdown.clone();
         tokio::spawn(async move {
-            cli::shutdown_signal().await;
+            process::shutdown_signal().await;
             shutdown.cancel();
         });
         match line.command {
-            Command::Help(_) => Ok(()),
             Command::Stdio => {
                 let info = server.info();
                 tracing::info!(name = %info.name, version = %info.version, "serving stdio");
                 server.serve_stdio().await
             }
-            #[cfg(feature = "http")]
+            #[cfg(all(feature = "http", feature = "cli"))]
             Command::Http { bind, path, .. } => {
-                let listener = tokio::net::TcpListener::bind(bind).await?;
-                tracing::info!(addr = %listener.local_addr()?, %path, "serving Streamable HTTP");
+                let listener = super::bind(bind).await?;
+                tracing::info!(addr = %bind_addr(&listener, bind), %path, "serving Streamable HTTP");
                 server.serve_http_listener(listener, &path).await
             }
         }
     }
+}
+
+/// The address `listener` is bound to (the port the system chose for `:0`).
+#[cfg(all(feature = "http", feature = "cli"))]
+fn bind_addr(
+    listener: &tokio::net::TcpListener,
+    asked: std::net::SocketAddr,
+) -> std::net::SocketAddr {
+    listener.local_addr().unwrap_or(asked)
 }

@@ -1,0 +1,179 @@
+//! The command line as a person meets it, over the built example binaries (`quickstart`,
+//! `everything`): help and version on stdout with status 0, usage errors on stderr with
+//! status 2, the author's own flags, and errors that end a run as one readable line.
+
+use std::io::{BufRead as _, BufReader, Write as _};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{Value, json};
+
+/// `bin args…`, without the deployment variables of the environment running the tests
+/// (they would show in `--help` and change what is served), and without colour.
+fn run(bin: &str, args: &[&str]) -> Output {
+    command(bin, args).output().expect("the example runs")
+}
+
+fn command(bin: &str, args: &[&str]) -> Command {
+    let mut command = Command::new(tests::example_binary(bin));
+    command.args(args).env("NO_COLOR", "1").stdin(Stdio::null());
+    for var in [
+        "MCP_STATE_KEY_FILE",
+        "MCP_METRICS_BIND",
+        "MCP_REDIS_URL",
+        "MCP_MAX_CONNECTIONS",
+        "MCP_AUTH_ISSUER",
+        "MCP_AUTH_AUDIENCE",
+        "MCP_AUTH_REQUIRED_SCOPES",
+        "EVERYTHING_INSTRUCTIONS",
+        "RUST_LOG",
+    ] {
+        command.env_remove(var);
+    }
+    command
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).expect("UTF-8 output")
+}
+
+/// `actual` against the snapshot `tests/cli/<name>`; `UPDATE_SNAPSHOTS=1` rewrites it.
+fn snapshot(name: &str, actual: &str) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("cli")
+        .join(name);
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::write(&path, actual).unwrap();
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_default();
+    assert_eq!(
+        actual, expected,
+        "{name} changed (UPDATE_SNAPSHOTS=1 rewrites it)"
+    );
+}
+
+#[test]
+fn help_is_printed_on_stdout_and_lists_what_the_binary_has() {
+    for (args, name) in [
+        (&["--help"][..], "quickstart-help.txt"),
+        (&["-h"][..], "quickstart-h.txt"),
+        (&["http", "--help"][..], "quickstart-http-help.txt"),
+    ] {
+        let out = run("quickstart", args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert_eq!(text(&out.stderr), "", "{args:?}");
+        snapshot(name, &text(&out.stdout));
+    }
+}
+
+#[test]
+fn version_is_the_servers() {
+    for flag in ["-V", "--version"] {
+        let out = run("quickstart", &[flag]);
+        assert_eq!(out.status.code(), Some(0));
+        assert_eq!(
+            text(&out.stdout),
+            format!("quickstart {}\n", env!("CARGO_PKG_VERSION"))
+        );
+        assert_eq!(text(&out.stderr), "");
+    }
+}
+
+#[test]
+fn a_usage_error_is_clap_style_on_stderr_with_status_2() {
+    for (args, says) in [
+        (
+            &["http", "--nope"][..],
+            "error: unexpected argument '--nope' found",
+        ),
+        (&["ftp"][..], "error: unrecognized subcommand 'ftp'"),
+        (
+            &["http", "--bind", "nope"][..],
+            "error: invalid value 'nope' for '--bind <ADDR:PORT>'",
+        ),
+        (
+            &["http", "--auth-issuer", "https://as.example.com"][..],
+            "error: the following required arguments were not provided:\n  --auth-audience <URI>",
+        ),
+    ] {
+        let out = run("quickstart", args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(text(&out.stdout), "", "{args:?}");
+        let err = text(&out.stderr);
+        assert!(err.starts_with(says), "{args:?}: {err}");
+        assert!(
+            err.ends_with("For more information, try '--help'.\n"),
+            "{err}"
+        );
+    }
+}
+
+/// The last line of what `bin args…` wrote on stderr, and its status.
+fn failure(bin: &str, args: &[&str]) -> (Option<i32>, String) {
+    let out = run(bin, args);
+    let err = text(&out.stderr);
+    let last = err.lines().last().unwrap_or_default().to_owned();
+    (out.status.code(), last)
+}
+
+#[test]
+fn a_busy_port_is_named_in_one_line() {
+    let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = busy.local_addr().unwrap();
+    let (code, last) = failure("quickstart", &["http", "--bind", &addr.to_string()]);
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        last,
+        format!("Error: cannot bind {addr}: address already in use")
+    );
+}
+
+#[test]
+fn a_bad_setting_is_one_readable_line() {
+    let (code, last) = failure("quickstart", &["http", "--allow-host", "user@evil.com"]);
+    assert_eq!(code, Some(1));
+    assert!(
+        last.starts_with("Error: invalid configuration: ") && last.contains("user@evil.com"),
+        "{last}"
+    );
+    let (code, last) = failure(
+        "quickstart",
+        &["--state-key-file", "/nonexistent/keys", "stdio"],
+    );
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        last,
+        "Error: cannot read the state key file /nonexistent/keys: no such file or directory"
+    );
+}
+
+/// `everything` adds `--instructions` with `run_with` and its own `clap::Args`: listed by
+/// the help, accepted before or after the command, and given to the builder.
+#[test]
+fn an_authors_flag_reaches_the_builder() {
+    let help = text(&run("everything", &["--help"]).stdout);
+    assert!(help.contains("--instructions <TEXT>"), "{help}");
+    for args in [
+        &["--instructions", "Be brief.", "stdio"][..],
+        &["stdio", "--instructions", "Be brief."][..],
+    ] {
+        let mut child = command("everything", args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+            "protocolVersion":"2025-06-18","capabilities":{},
+            "clientInfo":{"name":"t","version":"1"}}});
+        let mut stdin = child.stdin.take().unwrap();
+        writeln!(stdin, "{init}").unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        drop(stdin);
+        let answer: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(answer["result"]["instructions"], "Be brief.", "{args:?}");
+        assert!(child.wait().unwrap().success());
+    }
+}
