@@ -78,7 +78,6 @@ impl InFlight {
     }
 
     /// How many requests are running.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn running(&self) -> usize {
         self.running.load(Ordering::Acquire)
     }

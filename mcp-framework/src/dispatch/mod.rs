@@ -56,15 +56,51 @@ pub(crate) async fn dispatch(
     request: Request,
     carrier: Carrier,
 ) -> Reply {
+    let cancel = carrier.cancel.clone();
     let (routed, record) = start(server, request, carrier);
     // Pinned here and awaited in place: wrapping it by value would copy the whole request
     // state machine into the wrapper's. (`map_or_else` takes the whole of `routed`: a
     // `match` would leave it partly moved, and kept, beside its pinned copy.)
     let running = std::pin::pin!(routed.map_or_else(
         |reply| Either::Right(std::future::ready(reply)),
-        |running| Either::Left(running.instrument(record.span().clone())),
+        |running| {
+            Either::Left(cut_at_cutoff(server, cancel, running).instrument(record.span().clone()))
+        },
     ));
     record.run(running).await
+}
+
+/// Runs a request to its end; if the grace period after a shutdown runs out first
+/// (`ServerInner::cutoff`), cancels it (`cancel`: its handler sees it) and, once it has
+/// stopped, answers the shutdown's error (not the silence of a request the client
+/// cancelled) and logs it. A request that does not wait never looks at the cutoff.
+pub(crate) async fn cut_at_cutoff(
+    server: &ServerInner,
+    cancel: tokio_util::sync::CancellationToken,
+    running: impl Future<Output = Reply>,
+) -> Reply {
+    let mut running = std::pin::pin!(running);
+    if let std::task::Poll::Ready(reply) =
+        std::future::poll_fn(|cx| std::task::Poll::Ready(running.as_mut().poll(cx))).await
+    {
+        return reply;
+    }
+    tokio::select! {
+        biased;
+        reply = running.as_mut() => reply,
+        () = server.cutoff.cancelled() => {
+            cancel.cancel();
+            let _ = running.await;
+            tracing::warn!("cut by the shutdown: still running when the grace period ended");
+            Reply::Error(
+                ErrorObject::new(
+                    crate::protocol::codes::INTERNAL_ERROR,
+                    "the server shut down before the request finished",
+                ),
+                Failure::Unavailable,
+            )
+        }
+    }
 }
 
 /// Resolves one request at once: the reply when nothing has to run (`Err`: a refusal, an

@@ -16,7 +16,8 @@ pub(crate) struct Config {
     pub(crate) client_request_timeout: Duration,
     /// The largest message accepted (HTTP body, stdio line).
     pub(crate) max_message_bytes: usize,
-    /// On stdio EOF, how long in-flight requests may still finish.
+    /// On shutdown or stdio EOF, how long in-flight requests may still finish (the
+    /// shutdown's grace period).
     pub(crate) drain_timeout: Duration,
     /// How tool schemas are shaped, unless a tool chooses.
     pub(crate) schema_profile: SchemaProfile,
@@ -44,7 +45,7 @@ impl Default for Config {
             cache: CacheConfig::default(),
             client_request_timeout: Duration::from_secs(300),
             max_message_bytes: 4 * 1024 * 1024,
-            drain_timeout: Duration::from_secs(5),
+            drain_timeout: Duration::from_secs(10),
             schema_profile: SchemaProfile::default(),
             output_validation: OutputValidation::default(),
             max_uri_bytes: 16 * 1024,

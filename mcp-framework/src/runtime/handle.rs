@@ -244,9 +244,11 @@ impl ServerHandle {
             .publish(ChangeEvent::ResourceUpdated(Arc::from(uri)));
     }
 
-    /// Starts a graceful shutdown.
+    /// Starts a graceful shutdown: the transports stop taking requests, listen streams end
+    /// with their final result, and the requests still running after the grace period
+    /// ([`ServerBuilder::shutdown_grace`](crate::ServerBuilder::shutdown_grace)) are cut.
     pub fn shutdown(&self) {
-        self.inner.shutdown.cancel();
+        self.inner.begin_shutdown();
     }
 
     /// Completes when a shutdown has started.

@@ -40,6 +40,9 @@ pub(crate) struct ServerInner {
     pub(crate) discover_bytes: OnceLock<Bytes>,
     /// Cancelled on graceful shutdown: subscriptions end with their final result.
     pub(crate) shutdown: CancellationToken,
+    /// Cancelled once the grace period after a shutdown is over: the requests still running
+    /// are cancelled, and answered with the shutdown's error (`dispatch::cut_at_cutoff`).
+    pub(crate) cutoff: CancellationToken,
     /// Application state, by type (see [`ServerBuilder::state`](crate::ServerBuilder::state)).
     pub(crate) state: StateMap,
     /// Open `subscriptions/listen` streams, in all and per client.
@@ -64,6 +67,25 @@ impl crate::context::Host for ServerInner {
 }
 
 impl ServerInner {
+    /// Starts the graceful shutdown (once): `shutdown` now (the transports stop taking
+    /// requests, listen streams end with their final result), `cutoff` when the grace period
+    /// (`Config::drain_timeout`) is over, cutting the requests still running.
+    pub(crate) fn begin_shutdown(&self) {
+        if self.shutdown.is_cancelled() {
+            return;
+        }
+        self.shutdown.cancel();
+        let (cutoff, grace) = (self.cutoff.clone(), self.config.drain_timeout);
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => drop(runtime.spawn(async move {
+                tokio::time::sleep(grace).await;
+                cutoff.cancel();
+            })),
+            // No runtime, so nothing running to wait for.
+            Err(_) => cutoff.cancel(),
+        }
+    }
+
     /// What the caller `principal` (none: an unauthenticated request) may do with an item
     /// that requires `requirement`: the one access rule every request naming an item
     /// passes (calls, gets, reads, completions, subscriptions, lists).

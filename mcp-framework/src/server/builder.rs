@@ -290,6 +290,16 @@ impl ServerBuilder {
         self
     }
 
+    /// How long running requests may still finish once the server shuts down (SIGINT or
+    /// SIGTERM under [`run`](Self::run), [`Server::shutdown`](crate::Server::shutdown)) or
+    /// stdin closes (default 10 s; `--shutdown-grace` on the command line). Then they are
+    /// cancelled (handlers see [`Context::cancelled`](crate::Context::cancelled)); after a
+    /// shutdown their clients get the error `-32603` "the server shut down" (HTTP 503).
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.config.drain_timeout = grace;
+        self
+    }
+
     /// The largest message accepted, in bytes (default 4 MiB): larger HTTP bodies get
     /// 413, larger stdio lines a JSON-RPC error.
     pub fn max_message_bytes(mut self, bytes: usize) -> Self {
@@ -587,6 +597,7 @@ impl ServerBuilder {
             server_info_meta,
             discover_bytes: OnceLock::new(),
             shutdown: CancellationToken::new(),
+            cutoff: CancellationToken::new(),
             state: self.app_state,
             listen_slots: Arc::new(Admission::new(
                 "listen streams",

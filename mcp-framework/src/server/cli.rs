@@ -21,6 +21,8 @@ pub(crate) struct CommandLine {
     pub(crate) redis_url: Option<String>,
     /// `--state-key-file` (or `MCP_STATE_KEY_FILE`): the keys that seal `requestState`.
     pub(crate) state_key_file: Option<String>,
+    /// `--shutdown-grace` (or `MCP_SHUTDOWN_GRACE`): how long running requests may finish.
+    pub(crate) shutdown_grace: Option<std::time::Duration>,
 }
 
 /// The transport to serve.
@@ -97,6 +99,18 @@ mod parse {
     #[derive(clap::Args, Debug)]
     #[command(next_help_heading = "Deployment")]
     struct Deployment {
+        /// How long running requests may finish after SIGINT, SIGTERM or the end of stdin
+        /// [default: 10s]
+        ///
+        /// Then they are cancelled; a second SIGINT exits at once (status 130).
+        #[arg(
+            long,
+            global = true,
+            value_name = "DURATION",
+            value_parser = duration,
+            env = "MCP_SHUTDOWN_GRACE"
+        )]
+        shutdown_grace: Option<std::time::Duration>,
         /// The keys that seal requestState (shared by every replica)
         ///
         /// Lines `<id> <secret>` (32 bytes as 64 hex digits or base64); the first one seals.
@@ -106,6 +120,12 @@ mod parse {
         metrics: Metrics,
         #[command(flatten)]
         redis: Redis,
+    }
+
+    /// A duration such as `10s`, `500ms` or `1m`.
+    fn duration(text: &str) -> Result<std::time::Duration, String> {
+        humantime::parse_duration(text)
+            .map_err(|e| format!("{e} (a duration such as 10s or 500ms)"))
     }
 
     /// `--metrics-bind` (feature `metrics`).
@@ -287,6 +307,7 @@ mod parse {
                 #[cfg(not(feature = "redis"))]
                 redis_url: None,
                 state_key_file: self.deployment.state_key_file.clone(),
+                shutdown_grace: self.deployment.shutdown_grace,
             }
         }
     }
@@ -475,6 +496,7 @@ pub(crate) fn parse_plain(args: &[String]) -> Result<CommandLine, Error> {
         metrics_bind,
         redis_url: var("MCP_REDIS_URL"),
         state_key_file: var("MCP_STATE_KEY_FILE"),
+        shutdown_grace: None,
     })
 }
 
@@ -522,6 +544,9 @@ pub(crate) fn apply(
     }
     if let Some(url) = &line.redis_url {
         builder = with_redis(builder, url)?;
+    }
+    if let Some(grace) = line.shutdown_grace {
+        builder = builder.shutdown_grace(grace);
     }
     #[cfg(all(feature = "http", feature = "cli"))]
     if let Command::Http { access, .. } = &line.command {

@@ -136,10 +136,11 @@ impl Server {
         http::serve(self.inner.clone(), self.http.clone(), listener, path).await
     }
 
-    /// Starts a graceful shutdown: open subscriptions end with their final result and
-    /// the transports stop.
+    /// Starts a graceful shutdown: open subscriptions end with their final result, the
+    /// transports stop, and the requests still running after the grace period
+    /// ([`ServerBuilder::shutdown_grace`](builder::ServerBuilder::shutdown_grace)) are cut.
     pub fn shutdown(&self) {
-        self.inner.shutdown.cancel();
+        self.inner.begin_shutdown();
     }
 }
 

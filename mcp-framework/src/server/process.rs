@@ -1,5 +1,10 @@
 //! The process around a server that `ServerBuilder::run` serves: logs to stderr (and, with
-//! the `otel` feature, trace export) and the signals that start a graceful shutdown.
+//! the `otel` feature, trace export) and the signals that start a graceful shutdown, end
+//! its grace period, or exit at once.
+
+use std::sync::Arc;
+
+use crate::runtime::state::ServerInner;
 
 /// What [`init_telemetry`] started that must outlive the server (the trace export, which
 /// flushes when this is dropped).
@@ -47,24 +52,66 @@ pub(crate) fn init_telemetry(service: &str) -> Telemetry {
     }
 }
 
-/// Completes on SIGINT or SIGTERM (Ctrl-C elsewhere).
-pub(crate) async fn shutdown_signal() {
+/// Turns SIGINT and SIGTERM into the graceful shutdown of `server`: the first signal starts
+/// it (stop taking requests, end listen streams, cut what still runs after the grace
+/// period); a second exits the process at once (status 130 for SIGINT, 143 for SIGTERM).
+pub(crate) fn on_signals(server: Arc<ServerInner>) {
+    tokio::spawn(async move {
+        let mut signals = Signals::new();
+        let name = signals.recv().await;
+        tracing::info!(
+            "{name}: shutting down; running requests have {:?} to finish ({name} again exits \
+             at once)",
+            server.config.drain_timeout
+        );
+        server.begin_shutdown();
+        exit_now(signals.recv().await);
+    });
+}
+
+/// Exits at once after a second signal.
+fn exit_now(name: &'static str) -> ! {
+    tracing::warn!("{name} again: exiting now");
+    std::process::exit(if name == "SIGTERM" { 143 } else { 130 })
+}
+
+/// SIGINT and SIGTERM (Ctrl-C elsewhere), as they come.
+struct Signals {
     #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        let (Ok(mut term), Ok(mut int)) = (
-            signal(SignalKind::terminate()),
-            signal(SignalKind::interrupt()),
-        ) else {
-            return std::future::pending().await;
-        };
-        tokio::select! {
-            _ = term.recv() => {}
-            _ = int.recv() => {}
+    both: Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)>,
+}
+
+impl Signals {
+    fn new() -> Self {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            Self {
+                both: signal(SignalKind::interrupt())
+                    .and_then(|int| Ok((int, signal(SignalKind::terminate())?)))
+                    .ok(),
+            }
         }
+        #[cfg(not(unix))]
+        Self {}
     }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
+
+    /// The name of the next signal (never, if they cannot be watched).
+    async fn recv(&mut self) -> &'static str {
+        #[cfg(unix)]
+        {
+            let Some((int, term)) = &mut self.both else {
+                return std::future::pending().await;
+            };
+            tokio::select! {
+                _ = int.recv() => "SIGINT",
+                _ = term.recv() => "SIGTERM",
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+            "Ctrl-C"
+        }
     }
 }

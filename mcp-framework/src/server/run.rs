@@ -153,26 +153,39 @@ impl ServerBuilder {
         if let Some(bind) = line.metrics_bind {
             super::metrics::serve(bind, server.inner.shutdown.clone()).await?;
         }
-        let shutdown = server.inner.shutdown.clone();
-        tokio::spawn(async move {
-            process::shutdown_signal().await;
-            shutdown.cancel();
-        });
-        match line.command {
-            Command::Stdio => {
-                let info = server.info();
-                tracing::info!(name = %info.name, version = %info.version, "serving stdio");
-                server.serve_stdio().await
+        let inner = &server.inner;
+        process::on_signals(inner.clone());
+        let serving = async {
+            match line.command {
+                Command::Stdio => {
+                    let info = server.info();
+                    tracing::info!(name = %info.name, version = %info.version, "serving stdio");
+                    server.serve_stdio().await
+                }
+                #[cfg(all(feature = "http", feature = "cli"))]
+                Command::Http { bind, path, .. } => {
+                    let listener = super::bind(bind).await?;
+                    tracing::info!(addr = %bind_addr(&listener, bind), %path, "serving Streamable HTTP");
+                    server.serve_http_listener(listener, &path).await
+                }
             }
-            #[cfg(all(feature = "http", feature = "cli"))]
-            Command::Http { bind, path, .. } => {
-                let listener = super::bind(bind).await?;
-                tracing::info!(addr = %bind_addr(&listener, bind), %path, "serving Streamable HTTP");
-                server.serve_http_listener(listener, &path).await
-            }
+        };
+        // Once the grace period is over, what was cut has a moment to send its answer; a
+        // connection that does not close by then is dropped with the process.
+        let cut = async {
+            inner.cutoff.cancelled().await;
+            tokio::time::sleep(AFTER_CUTOFF).await;
+            tracing::warn!("connections still open after the shutdown were dropped");
+        };
+        tokio::select! {
+            served = serving => served,
+            () = cut => Ok(()),
         }
     }
 }
+
+/// How long the transports may still take to finish after the requests were cut.
+const AFTER_CUTOFF: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The address `listener` is bound to (the port the system chose for `:0`).
 #[cfg(all(feature = "http", feature = "cli"))]

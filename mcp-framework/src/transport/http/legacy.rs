@@ -183,7 +183,7 @@ pub(super) async fn serve_request(
     };
     let carrier = Carrier {
         cancel: cancel.clone(),
-        sink: Some(Sink::new(tx.clone(), cancel)),
+        sink: Some(Sink::new(tx.clone(), cancel.clone())),
         session: Some(session.session.clone()),
         http: Some(Arc::new(HttpParts {
             headers: parts.headers,
@@ -202,6 +202,7 @@ pub(super) async fn serve_request(
         oneshot::channel::<Result<(u64, Attach), (ErrorObject, Vec<String>)>>();
     let answer_id = id.clone();
     tokio::spawn(async move {
+        let cut = server.clone();
         let (routed, record) = dispatch::start(&server, request, carrier);
         let fut = match routed {
             Err(Reply::Error(e, Failure::Forbidden(challenge))) => {
@@ -213,6 +214,7 @@ pub(super) async fn serve_request(
             }
             Err(reply) => Either::Left(std::future::ready(record.answered(reply))),
             Ok(run) => Either::Right(async move {
+                let run = dispatch::cut_at_cutoff(&cut, cancel, run);
                 let run = std::pin::pin!(run.instrument(record.span().clone()));
                 record.run(run).await
             }),

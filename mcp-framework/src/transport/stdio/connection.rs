@@ -46,7 +46,7 @@ where
     on_own_task(async move {
         let (tx, rx) = mpsc::channel::<Bytes>(1024);
         let writer = tokio::spawn(write_loop(writer, rx));
-        let result = run(server, reader, tx).await;
+        let result = run(server, reader, tx, false).await;
         let _ = writer.await;
         result
     })
@@ -67,11 +67,13 @@ where
     }
 }
 
-/// Serves one connection: reads lines from `reader`, answers through `tx`.
+/// Serves one connection: reads lines from `reader`, answers through `tx`. The end of
+/// `reader` shuts the server down when `eof_shuts_down` (the process's stdin).
 pub(super) async fn run<R>(
     server: Arc<ServerInner>,
     reader: R,
     tx: mpsc::Sender<Bytes>,
+    eof_shuts_down: bool,
 ) -> Result<(), Error>
 where
     R: AsyncRead + Unpin + Send + 'static,
@@ -121,13 +123,29 @@ where
             }
         }
     };
-    // Let in-flight requests finish, then cancel what is left (open subscriptions end with
-    // their final result on shutdown; on EOF nobody is reading them any more).
+    // Let in-flight requests finish for the grace period, then cancel what is left (open
+    // subscriptions end with their final result on shutdown; on EOF nobody is reading them
+    // any more). After a shutdown, the server's cutoff cuts them (answered with its error).
     conn.tasks.close();
-    if tokio::time::timeout(server.config.drain_timeout, conn.tasks.wait())
+    let grace = server.config.drain_timeout;
+    let running = conn.inflight.running();
+    if eof_shuts_down && !server.shutdown.is_cancelled() {
+        if running > 0 {
+            tracing::info!(running, ?grace, "stdin closed: running requests may finish");
+        }
+        server.begin_shutdown();
+    }
+    if server.shutdown.is_cancelled() {
+        // Cut, and answered, by dispatch at the server's cutoff.
+        tokio::select! {
+            () = conn.tasks.wait() => {}
+            () = server.cutoff.cancelled() => conn.tasks.wait().await,
+        }
+    } else if tokio::time::timeout(grace, conn.tasks.wait())
         .await
         .is_err()
     {
+        // One stream of several ended: nobody reads its answers any more.
         conn.inflight.cancel_all();
         conn.tasks.wait().await;
     }

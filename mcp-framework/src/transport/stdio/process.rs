@@ -37,7 +37,7 @@ async fn serve_taken(server: Arc<ServerInner>) -> Result<(), Error> {
         Stream::Polled(input) => input,
         Stream::Blocking(input) => Box::pin(threads::reader(input)?),
     };
-    let result = run(server, reader, tx).await;
+    let result = run(server, reader, tx, true).await;
     // The writer ends once every sender is gone and it has flushed.
     match writer {
         Writer::Task(task) => drop(task.await),
