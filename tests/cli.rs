@@ -21,6 +21,8 @@ fn command(bin: &str, args: &[&str]) -> Command {
         "MCP_METRICS_BIND",
         "MCP_REDIS_URL",
         "MCP_MAX_CONNECTIONS",
+        "MCP_LOG_FORMAT",
+        "MCP_SHUTDOWN_GRACE",
         "MCP_AUTH_ISSUER",
         "MCP_AUTH_AUDIENCE",
         "MCP_AUTH_REQUIRED_SCOPES",
@@ -176,4 +178,126 @@ fn an_authors_flag_reaches_the_builder() {
         assert_eq!(answer["result"]["instructions"], "Be brief.", "{args:?}");
         assert!(child.wait().unwrap().success());
     }
+}
+
+/// Requests of a 2026-07-28 client for `quickstart`: a list, a call with an argument value
+/// that must never be logged, and a call of an unknown tool.
+fn three_requests() -> String {
+    let meta = json!({"io.modelcontextprotocol/protocolVersion":"2026-07-28",
+                      "io.modelcontextprotocol/clientCapabilities":{}});
+    [
+        json!({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":meta}}),
+        json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"shout",
+               "arguments":{"text":"a secret value"},"_meta":meta}}),
+        json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"nope",
+               "arguments":{},"_meta":meta}}),
+    ]
+    .iter()
+    .map(|m| format!("{m}\n"))
+    .collect()
+}
+
+/// What `quickstart args…` logs while it answers [`three_requests`], with `env` set.
+fn logs(args: &[&str], env: &[(&str, &str)]) -> String {
+    let mut child = command("quickstart", args)
+        .envs(env.iter().copied())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(three_requests().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    text(&out.stderr)
+}
+
+#[test]
+fn a_line_per_request_at_info_by_default() {
+    let err = logs(&["stdio"], &[]);
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains(" INFO mcp_framework::request: "))
+        .map(|l| l.split_once(" INFO mcp_framework::request: ").unwrap().1)
+        .collect();
+    assert_eq!(lines.len(), 3, "{err}");
+    assert!(
+        lines[0].starts_with("tools/list outcome=ok duration_ms="),
+        "{err}"
+    );
+    assert!(
+        lines[1].starts_with("tools/call shout outcome=ok duration_ms="),
+        "{err}"
+    );
+    assert!(
+        lines[2].starts_with("tools/call outcome=error code=-32602 duration_ms="),
+        "{err}"
+    );
+    for line in &lines {
+        // A few significant digits, not 0.050720999999999995.
+        let ms = line.rsplit_once("duration_ms=").unwrap().1;
+        assert!(ms.len() <= 6 && ms.parse::<f64>().is_ok(), "{line}");
+    }
+    assert!(!err.contains("a secret value"), "{err}");
+    // Not a terminal: no colour.
+    assert!(!err.contains('\x1b'), "{err}");
+    // RUST_LOG overrides the default.
+    let quiet = logs(&["stdio"], &[("RUST_LOG", "warn")]);
+    assert!(!quiet.contains("mcp_framework::request"), "{quiet}");
+}
+
+#[test]
+fn log_format_json_writes_an_object_per_line() {
+    let err = logs(&["--log-format", "json"], &[]);
+    let events: Vec<Value> = err
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let requests: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["target"] == "mcp_framework::request")
+        .collect();
+    assert_eq!(requests.len(), 3, "{err}");
+    let call = &requests[1]["fields"];
+    assert_eq!(call["message"], "tools/call shout");
+    assert_eq!(call["outcome"], "ok");
+    assert!(call["duration_ms"].is_f64(), "{call}");
+    assert_eq!(requests[2]["fields"]["code"], -32602);
+    let bad = run("quickstart", &["--log-format", "xml"]);
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+/// In a terminal (`script` gives the server a pseudo-terminal), log lines are coloured,
+/// unless `NO_COLOR` is set.
+#[test]
+fn colour_only_on_a_terminal_and_not_under_no_color() {
+    let in_terminal = |no_color: Option<&str>| {
+        let bin = tests::example_binary("quickstart");
+        let mut command = Command::new("script");
+        command
+            .args([
+                "-qec",
+                &format!("{} -V && {} </dev/null", bin.display(), bin.display()),
+            ])
+            .arg("/dev/null")
+            .env_remove("NO_COLOR")
+            .env_remove("RUST_LOG")
+            .stdin(Stdio::null());
+        if let Some(v) = no_color {
+            command.env("NO_COLOR", v);
+        }
+        let out = command.output().expect("script runs");
+        text(&out.stdout)
+    };
+    let coloured = in_terminal(None);
+    assert!(coloured.contains("serving stdio"), "{coloured}");
+    assert!(coloured.contains("\x1b["), "{coloured}");
+    let plain = in_terminal(Some("1"));
+    assert!(plain.contains("serving stdio"), "{plain}");
+    assert!(!plain.contains("\x1b["), "{plain}");
 }

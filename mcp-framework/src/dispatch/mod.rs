@@ -154,8 +154,10 @@ pub(crate) fn start(
     #[cfg(feature = "metrics")]
     let timer =
         telemetry::metrics::get().map(|m| m.start(&method, target.as_deref(), version, transport));
+    let line = telemetry::line::RequestLine::start(&method, target.as_deref());
     let record = Record {
         span,
+        line,
         #[cfg(feature = "metrics")]
         timer,
     };
@@ -165,6 +167,8 @@ pub(crate) fn start(
 /// What dispatch records of a request: its span and, with metrics, its timer.
 pub(crate) struct Record {
     span: tracing::Span,
+    /// The request's log line, when it is wanted.
+    line: Option<telemetry::line::RequestLine>,
     #[cfg(feature = "metrics")]
     timer: Option<telemetry::metrics::Timer>,
 }
@@ -173,6 +177,7 @@ impl Record {
     fn none() -> Self {
         Self {
             span: tracing::Span::none(),
+            line: None,
             #[cfg(feature = "metrics")]
             timer: None,
         }
@@ -212,6 +217,17 @@ impl Record {
         };
         if let Some(code) = code {
             telemetry::span::record_error(&self.span, tracing::field::display(code));
+        }
+        if let Some(line) = self.line {
+            use telemetry::line::Outcome;
+            // In the span, when it is on: the line then shows its attributes.
+            let _in = self.span.enter();
+            line.finish(match (reply, code) {
+                (_, Some(code)) => Outcome::Error(code),
+                (Reply::Cancelled, _) => Outcome::Cancelled,
+                (Reply::Listen(_), _) => Outcome::Listening,
+                _ => Outcome::Ok,
+            });
         }
         #[cfg(feature = "metrics")]
         if let Some(timer) = self.timer {

@@ -95,7 +95,7 @@ struct Record {
 impl Record {
     fn emit(&mut self, outcome: &'static str, code: Option<i32>) {
         self.done = true;
-        let duration_ms = self.start.elapsed().as_secs_f64() * 1000.0;
+        let duration_ms = milliseconds(self.start.elapsed());
         tracing::info!(
             target: "mcp_framework::audit",
             method = self.method.as_str(),
@@ -118,4 +118,16 @@ impl Drop for Record {
             self.emit("cancelled", None);
         }
     }
+}
+
+/// `d` in milliseconds with three significant digits (at least a microsecond's): 0.051,
+/// 12.3, 1100. Printed as the shortest decimal that reads back the same.
+pub(crate) fn milliseconds(d: std::time::Duration) -> f64 {
+    let ms = d.as_secs_f64() * 1000.0;
+    if ms <= 0.0 {
+        return 0.0;
+    }
+    let digits = 2 - ms.log10().floor() as i32;
+    let scale = 10f64.powi(digits.clamp(-6, 3));
+    (ms * scale).round() / scale
 }

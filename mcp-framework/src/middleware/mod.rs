@@ -38,7 +38,7 @@
 //! Imports: the leaves, the protocol, and `context` (a call carries its `Context`: like the
 //! registry's handlers, an import that runs up; see `scripts/check-layers`).
 
-mod audit;
+pub(crate) mod audit;
 mod call;
 mod error;
 mod from_fn;

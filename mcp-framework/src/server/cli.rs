@@ -7,6 +7,7 @@
 use std::net::SocketAddr;
 
 use super::builder::ServerBuilder;
+use super::process::LogFormat;
 use crate::error::Error;
 #[cfg(feature = "http")]
 use crate::transport::http::HttpConfig;
@@ -23,6 +24,8 @@ pub(crate) struct CommandLine {
     pub(crate) state_key_file: Option<String>,
     /// `--shutdown-grace` (or `MCP_SHUTDOWN_GRACE`): how long running requests may finish.
     pub(crate) shutdown_grace: Option<std::time::Duration>,
+    /// `--log-format` (or `MCP_LOG_FORMAT`).
+    pub(crate) log_format: LogFormat,
 }
 
 /// The transport to serve.
@@ -69,7 +72,7 @@ mod parse {
 
     use clap::{CommandFactory as _, FromArgMatches as _};
 
-    use super::{Command, CommandLine};
+    use super::{Command, CommandLine, LogFormat};
 
     /// `<server> [OPTIONS] [COMMAND]`, with the author's flags `A`.
     #[derive(clap::Parser, Debug)]
@@ -99,6 +102,16 @@ mod parse {
     #[derive(clap::Args, Debug)]
     #[command(next_help_heading = "Deployment")]
     struct Deployment {
+        /// How log lines are written on stderr (RUST_LOG filters them)
+        #[arg(
+            long,
+            global = true,
+            value_enum,
+            value_name = "FORMAT",
+            default_value_t = LogFormat::Text,
+            env = "MCP_LOG_FORMAT"
+        )]
+        log_format: LogFormat,
         /// How long running requests may finish after SIGINT, SIGTERM or the end of stdin
         /// [default: 10s]
         ///
@@ -308,6 +321,7 @@ mod parse {
                 redis_url: None,
                 state_key_file: self.deployment.state_key_file.clone(),
                 shutdown_grace: self.deployment.shutdown_grace,
+                log_format: self.deployment.log_format,
             }
         }
     }
@@ -497,6 +511,11 @@ pub(crate) fn parse_plain(args: &[String]) -> Result<CommandLine, Error> {
         redis_url: var("MCP_REDIS_URL"),
         state_key_file: var("MCP_STATE_KEY_FILE"),
         shutdown_grace: None,
+        log_format: if var("MCP_LOG_FORMAT").as_deref() == Some("json") {
+            LogFormat::Json
+        } else {
+            LogFormat::Text
+        },
     })
 }
 

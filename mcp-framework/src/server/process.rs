@@ -14,17 +14,42 @@ pub(crate) struct Telemetry {
     _export: Option<crate::telemetry::export::Export>,
 }
 
-/// Logs to stderr, filtered by `RUST_LOG` (default `info`); with the `otel` feature and the
-/// standard `OTEL_*` variables asking for it, also exports traces over OTLP (request spans,
-/// and whatever else is at `info` or above).
-pub(crate) fn init_telemetry(service: &str) -> Telemetry {
+/// How log lines are written (`--log-format`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub(crate) enum LogFormat {
+    /// One line of text per event (coloured when stderr is a terminal and `NO_COLOR` is
+    /// not set)
+    #[default]
+    Text,
+    /// One JSON object per line
+    Json,
+}
+
+/// Whether log lines get ANSI colours: only on a terminal, and not under `NO_COLOR`
+/// (<https://no-color.org>: set and not empty).
+fn colour() -> bool {
+    use std::io::IsTerminal as _;
+    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+/// Logs to stderr in `format`, filtered by `RUST_LOG` (default `info`: a line per request,
+/// see `telemetry::line`); with the `otel` feature and the standard `OTEL_*` variables
+/// asking for it, also exports traces over OTLP (request spans, and whatever else is at
+/// `info` or above).
+pub(crate) fn init_telemetry(service: &str, format: LogFormat) -> Telemetry {
     use tracing_subscriber::layer::SubscriberExt as _;
     use tracing_subscriber::util::SubscriberInitExt as _;
     use tracing_subscriber::{EnvFilter, Layer as _};
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-    let logs = tracing_subscriber::fmt::layer()
+    let text = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
-        .with_filter(filter);
+        .with_ansi(colour());
+    let logs = match format {
+        LogFormat::Text => text.boxed(),
+        LogFormat::Json => text.json().with_current_span(false).boxed(),
+    }
+    .with_filter(filter);
     #[cfg(feature = "otel")]
     if crate::telemetry::export::wanted() {
         use tracing_subscriber::filter::Targets;

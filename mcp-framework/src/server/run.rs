@@ -141,7 +141,7 @@ impl ServerBuilder {
 
     /// Applies `line`, builds, and serves what it names.
     async fn serve_line(self, line: CommandLine) -> Result<(), Error> {
-        let _telemetry = process::init_telemetry(self.server_name());
+        let _telemetry = process::init_telemetry(self.server_name(), line.log_format);
         #[cfg(not(feature = "metrics"))]
         if line.metrics_bind.is_some() {
             return Err(Error::Usage(

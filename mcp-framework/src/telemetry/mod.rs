@@ -3,7 +3,8 @@
 //! the request carries W3C trace context (`traceparent`/`tracestate` in `_meta`, or HTTP
 //! headers) and the `otel` feature is on ([`propagation`]), and the OTLP export
 //! `ServerBuilder::run` sets up from the standard `OTEL_*` variables (`export`, feature
-//! `otel`); and the process's Prometheus metrics (`metrics`, feature `metrics`).
+//! `otel`); the request log, one `INFO` line per request ([`line`]); and the process's
+//! Prometheus metrics (`metrics`, feature `metrics`).
 //!
 //! The spans are at `DEBUG` level under the target [`span::TARGET`]: without a subscriber
 //! that wants them (the default logging is `info`), creating one costs a disabled-callsite
@@ -11,6 +12,7 @@
 
 #[cfg(feature = "otel")]
 pub(crate) mod export;
+pub(crate) mod line;
 #[cfg(feature = "metrics")]
 pub(crate) mod metrics;
 pub(crate) mod propagation;
