@@ -301,3 +301,104 @@ fn colour_only_on_a_terminal_and_not_under_no_color() {
     assert!(plain.contains("serving stdio"), "{plain}");
     assert!(!plain.contains("\x1b["), "{plain}");
 }
+
+#[test]
+fn inspect_shows_what_is_served() {
+    let out = run("quickstart", &["inspect"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(text(&out.stderr), "");
+    snapshot("quickstart-inspect.txt", &text(&out.stdout));
+    // Scopes, task support and views come from the catalog, not from the lists.
+    let out = run("everything", &["inspect"]);
+    let table = text(&out.stdout);
+    for says in [
+        "whoami()",
+        "scopes: profile:read",
+        "task: required",
+        "view: ui://everything/forecast",
+        "notes://{title}",
+    ] {
+        assert!(table.contains(says), "{says}: {table}");
+    }
+}
+
+#[test]
+fn inspect_json_has_the_listed_items_and_what_lists_do_not_say() {
+    let out = run("everything", &["inspect", "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let all: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(all["serverInfo"]["name"], "everything");
+    let tool = |name: &str| {
+        all["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap_or_else(|| panic!("{name}"))
+            .clone()
+    };
+    assert_eq!(tool("add")["inputSchema"]["type"], "object");
+    assert_eq!(
+        tool("whoami")["framework"]["scopes"],
+        json!(["profile:read"])
+    );
+    assert_eq!(tool("failing_job")["framework"]["taskSupport"], "required");
+    assert!(tool("add").get("framework").is_none());
+    for kind in ["prompts", "resources", "resourceTemplates"] {
+        assert!(!all[kind].as_array().unwrap().is_empty(), "{kind}");
+    }
+}
+
+#[test]
+fn call_prints_the_result() {
+    // Structured content as JSON; a string argument stays a string ("123").
+    let out = run("quickstart", &["call", "forecast", "city=Paris"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let forecast: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(forecast["city"], "Paris");
+    let out = run("quickstart", &["call", "shout", "text=123"]);
+    assert_eq!(text(&out.stdout), "123\n");
+    let out = run(
+        "quickstart",
+        &["call", "shout", "--json", r#"{"text":"hi"}"#],
+    );
+    assert_eq!(text(&out.stdout), "HI\n");
+    // JSON values where the schema does not say string.
+    let out = run("everything", &["call", "add", "a=2", "b=3"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains('5'), "{}", text(&out.stdout));
+    let out = run("quickstart", &["get-prompt", "haiku", "topic=rust"]);
+    assert_eq!(text(&out.stdout), "[user]\nWrite a haiku about rust.\n");
+    let out = run("quickstart", &["read", "greeting://bob"]);
+    assert_eq!(text(&out.stdout), "Hello, bob!\n");
+}
+
+#[test]
+fn a_failed_call_is_one_line_and_status_1() {
+    let (code, last) = failure("quickstart", &["call", "forecast", "city= "]);
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        last,
+        "Error: tool `forecast` failed: city must not be empty"
+    );
+    let (code, last) = failure("quickstart", &["call", "nope"]);
+    assert_eq!(code, Some(1));
+    assert_eq!(last, "Error: tools/call nope: Unknown tool: nope (-32602)");
+    // A question for the user cannot be answered here: said, not hung.
+    let (code, last) = failure("everything", &["call", "test_elicitation", "message=hi"]);
+    assert_eq!(code, Some(1));
+    assert!(last.contains("capability"), "{last}");
+    let out = run("quickstart", &["call", "shout", "text"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn call_reports_progress_on_stderr() {
+    let out = run("everything", &["call", "count_slowly", "n=3", "delay_ms=1"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(text(&out.stdout), "counted 3\n");
+    assert_eq!(
+        text(&out.stderr),
+        "progress 1/3\nprogress 2/3\nprogress 3/3\n"
+    );
+}

@@ -76,6 +76,10 @@ pub enum Error {
         /// Why.
         source: std::io::Error,
     },
+    /// A command of the command line failed (`call`, `get-prompt`, `read`): the server's
+    /// error, or a tool result with `isError`.
+    #[error("{0}")]
+    Command(String),
     /// An I/O error (reading stdin…).
     #[error(transparent)]
     Io(#[from] std::io::Error),

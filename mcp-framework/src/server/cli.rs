@@ -40,6 +40,14 @@ pub(crate) enum Command {
         /// Added to the builder's `HttpConfig`.
         access: Access,
     },
+    /// `inspect [--json]`.
+    #[cfg(feature = "cli")]
+    Inspect {
+        json: bool,
+    },
+    /// `call`, `get-prompt`, `read`.
+    #[cfg(feature = "cli")]
+    Invoke(super::invoke::Invocation),
 }
 
 /// The deployment options of `http` that add to the builder's [`HttpConfig`].
@@ -96,6 +104,36 @@ mod parse {
         /// Serve Streamable HTTP
         #[cfg(feature = "http")]
         Http(Http),
+        /// Show what this server serves: tools, prompts, resources and templates
+        Inspect {
+            /// Print JSON: the items as they are listed, and what lists do not say
+            #[arg(long)]
+            json: bool,
+        },
+        /// Call a tool in-process (no client) and print its result
+        Call {
+            /// The tool's name
+            tool: String,
+            /// Arguments as KEY=VALUE (a value is JSON unless the schema says string)
+            #[arg(value_name = "KEY=VALUE", value_parser = key_value)]
+            args: Vec<String>,
+            /// The arguments as one JSON object (KEY=VALUE pairs are added to it)
+            #[arg(long, value_name = "ARGS")]
+            json: Option<String>,
+        },
+        /// Get a prompt in-process and print its messages
+        GetPrompt {
+            /// The prompt's name
+            name: String,
+            /// Arguments as KEY=VALUE
+            #[arg(value_name = "KEY=VALUE", value_parser = key_value)]
+            args: Vec<String>,
+        },
+        /// Read a resource in-process and print its contents
+        Read {
+            /// The resource's URI
+            uri: String,
+        },
     }
 
     /// The options of either command (anywhere on the line).
@@ -133,6 +171,14 @@ mod parse {
         metrics: Metrics,
         #[command(flatten)]
         redis: Redis,
+    }
+
+    /// `KEY=VALUE`, kept whole.
+    fn key_value(text: &str) -> Result<String, String> {
+        match text.split_once('=') {
+            Some((key, _)) if !key.is_empty() => Ok(text.to_owned()),
+            _ => Err("expected KEY=VALUE".to_owned()),
+        }
     }
 
     /// A duration such as `10s`, `500ms` or `1m`.
@@ -304,10 +350,22 @@ mod parse {
     impl<A: clap::Args> Cli<A> {
         /// What the parsed line asks for.
         fn line(&self) -> CommandLine {
+            use crate::server::invoke::Invocation;
             let command = match &self.command {
                 None | Some(Cmd::Stdio) => Command::Stdio,
                 #[cfg(feature = "http")]
                 Some(Cmd::Http(http)) => http.command(),
+                Some(Cmd::Inspect { json }) => Command::Inspect { json: *json },
+                Some(Cmd::Call { tool, args, json }) => Command::Invoke(Invocation::Call {
+                    tool: tool.clone(),
+                    pairs: args.clone(),
+                    json: json.clone(),
+                }),
+                Some(Cmd::GetPrompt { name, args }) => Command::Invoke(Invocation::GetPrompt {
+                    name: name.clone(),
+                    pairs: args.clone(),
+                }),
+                Some(Cmd::Read { uri }) => Command::Invoke(Invocation::Read { uri: uri.clone() }),
             };
             CommandLine {
                 command,

@@ -5,6 +5,10 @@
 
 pub(crate) mod builder;
 mod cli;
+#[cfg(feature = "cli")]
+mod inspect;
+#[cfg(feature = "cli")]
+mod invoke;
 #[cfg(feature = "metrics")]
 mod metrics;
 mod process;

@@ -34,14 +34,15 @@ fn colour() -> bool {
 }
 
 /// Logs to stderr in `format`, filtered by `RUST_LOG` (default `info`: a line per request,
-/// see `telemetry::line`); with the `otel` feature and the standard `OTEL_*` variables
+/// see `telemetry::line`; `warn` when `quiet`, for the commands that do not serve); with the `otel` feature and the standard `OTEL_*` variables
 /// asking for it, also exports traces over OTLP (request spans, and whatever else is at
 /// `info` or above).
-pub(crate) fn init_telemetry(service: &str, format: LogFormat) -> Telemetry {
+pub(crate) fn init_telemetry(service: &str, format: LogFormat, quiet: bool) -> Telemetry {
     use tracing_subscriber::layer::SubscriberExt as _;
     use tracing_subscriber::util::SubscriberInitExt as _;
     use tracing_subscriber::{EnvFilter, Layer as _};
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let default = if quiet { "warn" } else { "info" };
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
     let text = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(colour());

@@ -141,7 +141,11 @@ impl ServerBuilder {
 
     /// Applies `line`, builds, and serves what it names.
     async fn serve_line(self, line: CommandLine) -> Result<(), Error> {
-        let _telemetry = process::init_telemetry(self.server_name(), line.log_format);
+        // Commands that do not serve log only warnings unless RUST_LOG says otherwise.
+        let quiet = !matches!(line.command, Command::Stdio);
+        #[cfg(all(feature = "http", feature = "cli"))]
+        let quiet = quiet && !matches!(line.command, Command::Http { .. });
+        let _telemetry = process::init_telemetry(self.server_name(), line.log_format, quiet);
         #[cfg(not(feature = "metrics"))]
         if line.metrics_bind.is_some() {
             return Err(Error::Usage(
@@ -149,6 +153,17 @@ impl ServerBuilder {
             ));
         }
         let server = cli::apply(self, &line)?.build()?;
+        #[cfg(feature = "cli")]
+        match &line.command {
+            Command::Inspect { json } => {
+                print!("{}", super::inspect::inspect(&server, *json));
+                return Ok(());
+            }
+            Command::Invoke(invocation) => {
+                return super::invoke::invoke(&server, invocation).await;
+            }
+            _ => {}
+        }
         #[cfg(feature = "metrics")]
         if let Some(bind) = line.metrics_bind {
             super::metrics::serve(bind, server.inner.shutdown.clone()).await?;
@@ -168,6 +183,8 @@ impl ServerBuilder {
                     tracing::info!(addr = %bind_addr(&listener, bind), %path, "serving Streamable HTTP");
                     server.serve_http_listener(listener, &path).await
                 }
+                #[cfg(feature = "cli")]
+                Command::Inspect { .. } | Command::Invoke(_) => Ok(()),
             }
         };
         // Once the grace period is over, what was cut has a moment to send its answer; a
