@@ -402,3 +402,90 @@ fn call_reports_progress_on_stderr() {
         "progress 1/3\nprogress 2/3\nprogress 3/3\n"
     );
 }
+
+/// `install` and `uninstall` with `HOME` and the project folder in a temporary folder: the
+/// entries are merged into what is there (kept, and backed up first), parsed back here.
+#[test]
+fn install_merges_an_entry_and_uninstall_removes_it() {
+    let root = tests::temp_dir("install");
+    let (home, project) = (root.join("home"), root.join("project"));
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&project).unwrap();
+    let existing = json!({"theme": "dark", "mcpServers": {"other": {"command": "x"}}});
+    std::fs::write(home.join(".claude.json"), existing.to_string()).unwrap();
+    let quickstart = std::fs::canonicalize(tests::example_binary("quickstart")).unwrap();
+    let quickstart = quickstart.to_str().unwrap();
+    let install = |args: &[&str]| {
+        let out = command("quickstart", args)
+            .env("HOME", &home)
+            .env_remove("XDG_CONFIG_HOME")
+            .current_dir(&project)
+            .output()
+            .unwrap();
+        (out.status.code(), text(&out.stdout), text(&out.stderr))
+    };
+    let parsed = |path: std::path::PathBuf| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+    };
+
+    let (code, said, _) = install(&["install", "claude-code", "--env", "MCP_LOG_FORMAT=json"]);
+    assert_eq!(code, Some(0));
+    assert!(said.starts_with("added quickstart in "), "{said}");
+    let config = parsed(home.join(".claude.json"));
+    assert_eq!(config["theme"], "dark");
+    assert_eq!(config["mcpServers"]["other"], json!({"command": "x"}));
+    assert_eq!(
+        config["mcpServers"]["quickstart"],
+        json!({"type": "stdio", "command": quickstart, "args": ["stdio"],
+               "env": {"MCP_LOG_FORMAT": "json"}})
+    );
+    assert_eq!(parsed(home.join(".claude.json.bak")), existing);
+
+    assert_eq!(install(&["install", "claude-desktop"]).0, Some(0));
+    let desktop = if cfg!(target_os = "macos") {
+        home.join("Library/Application Support/Claude/claude_desktop_config.json")
+    } else {
+        home.join(".config/Claude/claude_desktop_config.json")
+    };
+    assert_eq!(
+        parsed(desktop)["mcpServers"]["quickstart"],
+        json!({"command": quickstart, "args": ["stdio"]})
+    );
+    let url = "http://127.0.0.1:8080/mcp";
+    assert_eq!(install(&["install", "vscode", "--url", url]).0, Some(0));
+    assert_eq!(
+        parsed(project.join(".vscode/mcp.json"))["servers"]["quickstart"],
+        json!({"type": "http", "url": url})
+    );
+    assert_eq!(
+        install(&["install", "cursor", "--project", "--name", "qs"]).0,
+        Some(0)
+    );
+    assert_eq!(
+        parsed(project.join(".cursor/mcp.json"))["mcpServers"]["qs"]["command"],
+        quickstart
+    );
+
+    // --dry-run changes nothing.
+    let (code, said, _) = install(&["install", "cursor", "--dry-run"]);
+    assert_eq!(code, Some(0));
+    assert!(said.contains("would write"), "{said}");
+    assert!(!home.join(".cursor").exists());
+
+    // A file that is not plain JSON is left alone.
+    std::fs::write(project.join(".vscode/mcp.json"), "{ // mine\n}").unwrap();
+    let (code, _, err) = install(&["install", "vscode"]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("not plain JSON"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(project.join(".vscode/mcp.json")).unwrap(),
+        "{ // mine\n}"
+    );
+
+    let (code, said, _) = install(&["uninstall", "claude-code"]);
+    assert_eq!(code, Some(0), "{said}");
+    let config = parsed(home.join(".claude.json"));
+    assert!(config["mcpServers"].get("quickstart").is_none());
+    assert_eq!(config["mcpServers"]["other"], json!({"command": "x"}));
+    std::fs::remove_dir_all(&root).unwrap();
+}

@@ -48,6 +48,9 @@ pub(crate) enum Command {
     /// `call`, `get-prompt`, `read`.
     #[cfg(feature = "cli")]
     Invoke(super::invoke::Invocation),
+    /// `install`, `uninstall`.
+    #[cfg(feature = "cli")]
+    Install(super::install::Install),
 }
 
 /// The deployment options of `http` that add to the builder's [`HttpConfig`].
@@ -81,6 +84,7 @@ mod parse {
     use clap::{CommandFactory as _, FromArgMatches as _};
 
     use super::{Command, CommandLine, LogFormat};
+    use crate::server::install::{Client, Install};
 
     /// `<server> [OPTIONS] [COMMAND]`, with the author's flags `A`.
     #[derive(clap::Parser, Debug)]
@@ -134,6 +138,42 @@ mod parse {
             /// The resource's URI
             uri: String,
         },
+        /// Add this server to an MCP client's configuration (a backup is kept)
+        Install {
+            /// The client
+            #[arg(value_enum)]
+            client: Client,
+            #[command(flatten)]
+            place: Place,
+            /// A variable for the server's environment (repeatable)
+            #[arg(long, value_name = "KEY=VALUE", value_parser = key_value)]
+            env: Vec<String>,
+            /// The endpoint of a running HTTP server, instead of starting this binary
+            #[arg(long)]
+            url: Option<String>,
+        },
+        /// Remove this server from an MCP client's configuration (a backup is kept)
+        Uninstall {
+            /// The client
+            #[arg(value_enum)]
+            client: Client,
+            #[command(flatten)]
+            place: Place,
+        },
+    }
+
+    /// Where `install` and `uninstall` write.
+    #[derive(clap::Args, Debug)]
+    struct Place {
+        /// The project's configuration (in the current folder) rather than the user's
+        #[arg(long)]
+        project: bool,
+        /// The entry's name [default: the server's name]
+        #[arg(long)]
+        name: Option<String>,
+        /// Print what would be written, and change nothing
+        #[arg(long)]
+        dry_run: bool,
     }
 
     /// The options of either command (anywhere on the line).
@@ -366,6 +406,29 @@ mod parse {
                     pairs: args.clone(),
                 }),
                 Some(Cmd::Read { uri }) => Command::Invoke(Invocation::Read { uri: uri.clone() }),
+                Some(Cmd::Install {
+                    client,
+                    place,
+                    env,
+                    url,
+                }) => Command::Install(Install {
+                    client: *client,
+                    remove: false,
+                    project: place.project,
+                    name: place.name.clone(),
+                    env: env.clone(),
+                    url: url.clone(),
+                    dry_run: place.dry_run,
+                }),
+                Some(Cmd::Uninstall { client, place }) => Command::Install(Install {
+                    client: *client,
+                    remove: true,
+                    project: place.project,
+                    name: place.name.clone(),
+                    env: Vec::new(),
+                    url: None,
+                    dry_run: place.dry_run,
+                }),
             };
             CommandLine {
                 command,

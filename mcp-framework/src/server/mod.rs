@@ -8,6 +8,8 @@ mod cli;
 #[cfg(feature = "cli")]
 mod inspect;
 #[cfg(feature = "cli")]
+mod install;
+#[cfg(feature = "cli")]
 mod invoke;
 #[cfg(feature = "metrics")]
 mod metrics;

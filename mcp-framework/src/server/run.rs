@@ -152,6 +152,10 @@ impl ServerBuilder {
                 "MCP_METRICS_BIND: this server was built without the `metrics` feature".into(),
             ));
         }
+        #[cfg(feature = "cli")]
+        if let Command::Install(install) = &line.command {
+            return super::install::install(install, self.server_name());
+        }
         let server = cli::apply(self, &line)?.build()?;
         #[cfg(feature = "cli")]
         match &line.command {
@@ -184,7 +188,7 @@ impl ServerBuilder {
                     server.serve_http_listener(listener, &path).await
                 }
                 #[cfg(feature = "cli")]
-                Command::Inspect { .. } | Command::Invoke(_) => Ok(()),
+                Command::Inspect { .. } | Command::Invoke(_) | Command::Install(_) => Ok(()),
             }
         };
         // Once the grace period is over, what was cut has a moment to send its answer; a
