@@ -384,10 +384,13 @@ fn a_failed_call_is_one_line_and_status_1() {
     let (code, last) = failure("quickstart", &["call", "nope"]);
     assert_eq!(code, Some(1));
     assert_eq!(last, "Error: tools/call nope: Unknown tool: nope (-32602)");
-    // A question for the user cannot be answered here: said, not hung.
+    // A question for the user cannot be answered without a terminal: said, not hung.
     let (code, last) = failure("everything", &["call", "test_elicitation", "message=hi"]);
     assert_eq!(code, Some(1));
-    assert!(last.contains("capability"), "{last}");
+    assert!(
+        last.ends_with("(`call` answers elicitation only when stdin is a terminal)"),
+        "{last}"
+    );
     let out = run("quickstart", &["call", "shout", "text"]);
     assert_eq!(out.status.code(), Some(2));
 }
@@ -488,4 +491,37 @@ fn install_merges_an_entry_and_uninstall_removes_it() {
     assert!(config["mcpServers"].get("quickstart").is_none());
     assert_eq!(config["mcpServers"]["other"], json!({"command": "x"}));
     std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// With a terminal on stdin (`script` gives one), `call` declares form elicitation and asks
+/// each field there; the answers reach the tool (MRTR rounds, in-process).
+#[test]
+fn call_asks_an_elicitation_on_the_terminal() {
+    let bin = tests::example_binary("everything");
+    let mut child = Command::new("script")
+        .args([
+            "-qec",
+            &format!("{} call test_elicitation message=Who?", bin.display()),
+            "/dev/null",
+        ])
+        .env("NO_COLOR", "1")
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("script runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"alice\nalice@example.com\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let seen = text(&out.stdout);
+    assert!(seen.contains("Who?"), "{seen}");
+    assert!(seen.contains("username"), "{seen}");
+    assert!(
+        seen.contains(r#"action=accept, content={"username":"alice","email":"alice@example.com"}"#),
+        "{seen}"
+    );
 }

@@ -1,10 +1,12 @@
 //! `<server> call TOOL [KEY=VALUE…] [--json ARGS]`, `get-prompt NAME [KEY=VALUE…]` and
 //! `read URI` (feature `cli`): one request served in-process, without a client, over the
-//! same stdio wire format (`serve_stream` on an in-memory pipe), as a 2026-07-28 client
-//! that declares no capabilities (a question for the user, such as an elicitation, fails
-//! as it does for such a client). The result goes to stdout (structured content as JSON,
-//! else the text), progress and log messages to stderr; an error, or a tool result with
-//! `isError`, is an [`Error::Command`] (one line, status 1).
+//! same stdio wire format (`serve_stream` on an in-memory pipe), as a 2026-07-28 client.
+//! When stdin is a terminal it declares form elicitation and asks the user each field on
+//! the terminal (the `input_required` rounds of MRTR); otherwise it declares no capability
+//! and a question for the user fails as it does for such a client, with a hint. The result
+//! goes to stdout (structured content as JSON, else the text), progress and log messages to
+//! stderr; an error, or a tool result with `isError`, is an [`Error::Command`] (one line,
+//! status 1).
 
 use std::io::IsTerminal as _;
 
@@ -101,15 +103,23 @@ impl Invocation {
     }
 }
 
+/// The most `input_required` rounds one invocation answers.
+const MAX_ROUNDS: u64 = 16;
+
 /// Runs `invocation` against `server` and prints its result.
 pub(crate) async fn invoke(server: &Server, invocation: &Invocation) -> Result<(), Error> {
     let (method, name, mut params) = invocation.request(server)?;
+    let terminal = std::io::stdin().is_terminal();
+    let capabilities = if terminal {
+        json!({"elicitation": {"form": {}}})
+    } else {
+        json!({})
+    };
     params["_meta"] = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
         "progressToken": "cli",
     });
-    let request = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
     let (ours, theirs) = tokio::io::duplex(1 << 20);
     let (their_read, their_write) = tokio::io::split(theirs);
     let serving = {
@@ -117,40 +127,162 @@ pub(crate) async fn invoke(server: &Server, invocation: &Invocation) -> Result<(
         tokio::spawn(async move { server.serve_stream(their_read, their_write).await })
     };
     let (our_read, mut our_write) = tokio::io::split(ours);
-    our_write
-        .write_all(format!("{request}\n").as_bytes())
-        .await?;
     let mut lines = BufReader::new(our_read).lines();
     let progress = Progress::new();
+    let mut round = 0;
     let answer = loop {
-        let Some(line) = lines.next_line().await? else {
-            return Err(Error::Command(format!(
-                "{method} {name}: the server closed without answering"
-            )));
+        round += 1;
+        let request = json!({"jsonrpc": "2.0", "id": round, "method": method, "params": params});
+        our_write
+            .write_all(format!("{request}\n").as_bytes())
+            .await?;
+        let answer = loop {
+            let Some(line) = lines.next_line().await? else {
+                return Err(Error::Command(format!(
+                    "{method} {name}: the server closed without answering"
+                )));
+            };
+            let Ok(message) = serde_json::from_str::<Value>(&line) else {
+                continue;
+            };
+            match message.get("method").and_then(Value::as_str) {
+                Some("notifications/progress") => progress.show(&message["params"]),
+                Some("notifications/message") => progress.log(&message["params"]),
+                Some(_) => {}
+                None if message.get("id") == Some(&json!(round)) => break message,
+                None => {}
+            }
         };
-        let Ok(message) = serde_json::from_str::<Value>(&line) else {
-            continue;
-        };
-        match message.get("method").and_then(Value::as_str) {
-            Some("notifications/progress") => progress.show(&message["params"]),
-            Some("notifications/message") => progress.log(&message["params"]),
-            Some(_) => {}
-            None if message.get("id") == Some(&json!(1)) => break message,
-            None => {}
+        progress.done();
+        let result = &answer["result"];
+        if !terminal
+            || round >= MAX_ROUNDS
+            || result.get("resultType").and_then(Value::as_str) != Some("input_required")
+        {
+            break answer;
+        }
+        let responses = ask_all(method, name, result.get("inputRequests")).await?;
+        params["inputResponses"] = Value::Object(responses);
+        match result.get("requestState") {
+            Some(state) => params["requestState"] = state.clone(),
+            None => {
+                if let Some(p) = params.as_object_mut() {
+                    p.remove("requestState");
+                }
+            }
         }
     };
-    progress.done();
     drop(our_write);
     drop(lines);
     let _ = serving.await;
     if let Some(error) = answer.get("error") {
+        let hint = if error["code"]
+            == json!(crate::protocol::codes::MISSING_REQUIRED_CLIENT_CAPABILITY)
+            && !terminal
+        {
+            " (`call` answers elicitation only when stdin is a terminal)"
+        } else {
+            ""
+        };
         return Err(Error::Command(format!(
-            "{method} {name}: {} ({})",
+            "{method} {name}: {} ({}){hint}",
             error["message"].as_str().unwrap_or("error"),
             error["code"]
         )));
     }
     print(method, name, &answer["result"])
+}
+
+/// The answers to a round's input requests, asked on the terminal: form elicitation only.
+async fn ask_all(
+    method: &str,
+    name: &str,
+    requests: Option<&Value>,
+) -> Result<Map<String, Value>, Error> {
+    let mut responses = Map::new();
+    for (key, request) in requests.and_then(Value::as_object).into_iter().flatten() {
+        let asked = request["method"].as_str().unwrap_or("?");
+        let params = &request["params"];
+        if asked != "elicitation/create" || params.get("url").is_some() {
+            return Err(Error::Command(format!(
+                "{method} {name}: it asks for `{asked}`, which `call` cannot answer: run it \
+                 from an MCP client"
+            )));
+        }
+        let params = params.clone();
+        let answer = tokio::task::spawn_blocking(move || ask_form(&params))
+            .await
+            .map_err(|e| Error::Command(e.to_string()))?;
+        responses.insert(key.clone(), answer);
+    }
+    Ok(responses)
+}
+
+/// One line from the terminal (`None` at its end).
+fn read_line() -> Option<String> {
+    let mut line = String::new();
+    match std::io::stdin().read_line(&mut line) {
+        Ok(0) | Err(_) => None,
+        Ok(_) => Some(line.trim_end_matches(['\n', '\r']).to_owned()),
+    }
+}
+
+/// A form elicitation asked field by field on the terminal: the message, then each
+/// property of `requestedSchema` (its default on an empty line); the end of input cancels.
+fn ask_form(params: &Value) -> Value {
+    use std::io::Write as _;
+    eprintln!(
+        "{}",
+        params["message"].as_str().unwrap_or("The server asks:")
+    );
+    let schema = &params["requestedSchema"];
+    let mut content = Map::new();
+    for (field, property) in schema["properties"].as_object().into_iter().flatten() {
+        let ty = property["type"].as_str().unwrap_or("string");
+        let choices = property["enum"]
+            .as_array()
+            .map(|e| {
+                let names: Vec<String> = e
+                    .iter()
+                    .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
+                    .collect();
+                format!(" ({})", names.join("/"))
+            })
+            .unwrap_or_default();
+        let default = property
+            .get("default")
+            .map(|d| {
+                format!(
+                    " [{}]",
+                    d.as_str().map_or_else(|| d.to_string(), str::to_owned)
+                )
+            })
+            .unwrap_or_default();
+        let label = property["title"].as_str().unwrap_or(field);
+        eprint!("  {label}{choices}{default}: ");
+        let _ = std::io::stderr().flush();
+        let Some(line) = read_line() else {
+            eprintln!();
+            return json!({"action": "cancel"});
+        };
+        let value = if line.is_empty() {
+            match property.get("default") {
+                Some(d) => d.clone(),
+                None => continue,
+            }
+        } else {
+            match ty {
+                "integer" | "number" => serde_json::from_str(&line).unwrap_or(Value::String(line)),
+                "boolean" => Value::Bool(matches!(
+                    line.to_ascii_lowercase().as_str(),
+                    "y" | "yes" | "true" | "1"
+                )),
+                _ => Value::String(line),
+            }
+        };
+        content.insert(field.clone(), value);
+    }
+    json!({"action": "accept", "content": content})
 }
 
 /// Prints a result on stdout; a tool result with `isError` is an error.
