@@ -169,3 +169,64 @@ async fn sigterm_over_http_cuts_the_running_call() {
     assert_eq!(exit(&mut child).await.code(), Some(0));
     assert!(started.elapsed() < Duration::from_secs(4));
 }
+
+/// Ctrl-C pressed in a real terminal (a tmux pane): the server says it is shutting down and
+/// exits 0 (nothing was running).
+#[test]
+fn ctrl_c_in_a_terminal() {
+    let tmux = tests::installed_binary("tmux", "tmux");
+    let session = format!("mcp-shutdown-{}", std::process::id());
+    let port = tests::free_port();
+    let server = format!(
+        "NO_COLOR=1 {} http --bind 127.0.0.1:{port}; echo EXIT=$?; sleep 60",
+        tests::example_binary("everything").display()
+    );
+    let tmux_do = |args: &[&str]| {
+        std::process::Command::new(&tmux)
+            .args(args)
+            .output()
+            .expect("tmux runs")
+    };
+    let pane = || text_of(&tmux_do(&["capture-pane", "-p", "-t", &session]).stdout);
+    let wait_for = |says: &str| {
+        for _ in 0..200 {
+            if pane().contains(says) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("the pane never said {says:?}:\n{}", pane());
+    };
+    let started = tmux_do(&[
+        "new-session",
+        "-d",
+        "-s",
+        &session,
+        "-x",
+        "250",
+        "-y",
+        "50",
+        &server,
+    ]);
+    assert!(started.status.success(), "{started:?}");
+    // The session is ended however the test ends.
+    struct Ends(std::path::PathBuf, String);
+    impl Drop for Ends {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new(&self.0)
+                .args(["kill-session", "-t", &self.1])
+                .output();
+        }
+    }
+    let _ends = Ends(tmux.clone(), session.clone());
+    wait_for("serving Streamable HTTP");
+    tmux_do(&["send-keys", "-t", &session, "C-c"]);
+    wait_for("EXIT=");
+    let seen = pane();
+    assert!(seen.contains("SIGINT: shutting down"), "{seen}");
+    assert!(seen.contains("EXIT=0"), "{seen}");
+}
+
+fn text_of(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
