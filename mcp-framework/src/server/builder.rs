@@ -430,7 +430,7 @@ impl ServerBuilder {
     }
 
     /// The HTTP settings so far, for the command line to add to.
-    #[cfg(feature = "http")]
+    #[cfg(all(feature = "http", feature = "cli"))]
     pub(crate) fn http_mut(&mut self) -> &mut HttpConfig {
         &mut self.http
     }

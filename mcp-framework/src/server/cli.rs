@@ -9,7 +9,7 @@ use std::net::SocketAddr;
 use super::builder::ServerBuilder;
 use super::process::LogFormat;
 use crate::error::Error;
-#[cfg(feature = "http")]
+#[cfg(all(feature = "http", feature = "cli"))]
 use crate::transport::http::HttpConfig;
 
 /// What the command line asks for.
