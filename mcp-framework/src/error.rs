@@ -27,6 +27,22 @@ pub enum Error {
         /// Where the second definition is.
         second: Location,
     },
+    /// A handler takes a `State<T>` whose `T` was never registered with
+    /// [`ServerBuilder::state`](crate::ServerBuilder::state).
+    #[error(
+        "{kind} `{name}` ({location}) takes `State<{type_name}>`, but no state of that type is \
+         registered: add `.state(…)` with a `{type_name}` to the server builder"
+    )]
+    MissingState {
+        /// `tool`, `prompt` or `resource`.
+        kind: &'static str,
+        /// Its name.
+        name: String,
+        /// Where it is defined.
+        location: Location,
+        /// The state's type.
+        type_name: &'static str,
+    },
     /// A definition is not valid (bad schema, bad `x-mcp-header`, bad URI template…).
     #[error("invalid {kind} `{name}` ({location}): {reason}")]
     Definition {

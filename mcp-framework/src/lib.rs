@@ -100,15 +100,16 @@ pub use transport::http::config::HttpConfig;
 pub mod __private {
     pub use crate::apps::{UiResourceMeta, UiView, Visibility};
     pub use crate::completion::completer;
-    pub use crate::context::{Context, FromContext};
+    pub use crate::context::{Context, FromContext, Injected, ViaFromContext, ViaNothing};
     pub use crate::future::BoxFuture;
     pub use crate::location::Location;
     pub use crate::outcome::{
-        IntoPromptResult, IntoResourceContents, IntoToolResult, Probe, ToolOutput, ViaContent,
-        ViaResultContent, ViaResultStructured, ViaStructured, decode_arguments,
-        decode_prompt_arguments, decode_variables,
+        Argument, Arguments, IntoPromptResult, IntoResourceContents, IntoToolResult, Probe,
+        ToolOutput, ViaContent, ViaResultContent, ViaResultStructured, ViaStructured,
+        decode_arguments, decode_prompt_arguments, decode_variables,
     };
     pub use crate::principal::ScopePolicy;
+    pub use crate::protocol::JsonObject;
     pub use crate::protocol::{CacheScope, Icon, ToolAnnotations};
     pub use crate::registry::definition::{PromptDefinition, ResourceDefinition, ToolDefinition};
     pub use crate::registry::handler::{
@@ -116,7 +117,7 @@ pub mod __private {
         ToolResult,
     };
     pub use crate::registry::set::{PromptRegistration, ResourceRegistration, ToolRegistration};
-    pub use crate::schema::{input_schema_for, schema_for};
+    pub use crate::schema::{default_value, input_schema_for, schema_for, with_defaults};
     pub use crate::schema_profile::{SchemaProfile, SchemaRule};
     pub use crate::tasks::{TaskStart, TaskSupport};
     #[cfg(feature = "inventory")]

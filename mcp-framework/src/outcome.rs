@@ -217,13 +217,57 @@ impl<T: StructuredOutput> ViaStructured<T> for Probe<T> {
     }
 }
 
+/// A handler parameter decoded from the request (a tool's or prompt's argument, a
+/// template's variable): `Deserialize` and `JsonSchema`.
+///
+/// The macros make the arguments struct generic over its field types and instantiate it
+/// once, through a function bounded by `Argument` and called with the user's types: a type
+/// that is neither an argument nor injected is reported once, at the parameter, with both
+/// ways out (not by every use serde's and schemars' derives make of it).
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an argument, and the parameter is not marked `#[ctx]`",
+    label = "neither decoded from the arguments nor injected",
+    note = "an argument is decoded from the request: derive `serde::Deserialize` and `schemars::JsonSchema` for it",
+    note = "a value the server provides is injected: mark the parameter `#[ctx]` and implement `FromContext` for its type"
+)]
+pub trait Argument: DeserializeOwned + JsonSchema {}
+
+#[diagnostic::do_not_recommend]
+impl<T: DeserializeOwned + JsonSchema> Argument for T {}
+
+/// A handler's arguments struct `T`: its schema and its decoder, taken where `T`'s bounds
+/// hold (so that its users need none).
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct Arguments<T> {
+    /// The input schema.
+    pub schema: fn() -> JsonObject,
+    decode: fn(Value) -> serde_json::Result<T>,
+}
+
+impl<T> Clone for Arguments<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Arguments<T> {}
+
+impl<T: DeserializeOwned + JsonSchema> Arguments<T> {
+    /// `T`'s.
+    pub const NEW: Self = Self {
+        schema: schema::input_schema_for::<T>,
+        decode: serde_json::from_value::<T>,
+    };
+}
+
 /// Decodes a tool's (already validated) arguments; a failure is an `isError` result.
 #[doc(hidden)]
 // The error is the rare path (the arguments already passed the schema).
 #[allow(clippy::result_large_err)]
-pub fn decode_arguments<T: DeserializeOwned>(arguments: Value) -> Result<T, ToolResult> {
-    serde_json::from_value(arguments)
-        .map_err(|e| Ok(error_result(format!("Invalid arguments: {e}"))))
+pub fn decode_arguments<T>(args: Arguments<T>, arguments: Value) -> Result<T, ToolResult> {
+    (args.decode)(arguments).map_err(|e| Ok(error_result(format!("Invalid arguments: {e}"))))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -296,8 +340,8 @@ impl<T: IntoPromptResult, E: Display + 'static> IntoPromptResult for Result<T, E
 
 /// Decodes prompt arguments (coerced from strings); a failure is `-32602`.
 #[doc(hidden)]
-pub fn decode_prompt_arguments<T: DeserializeOwned>(arguments: Value) -> Result<T, ErrorObject> {
-    serde_json::from_value(arguments)
+pub fn decode_prompt_arguments<T>(args: Arguments<T>, arguments: Value) -> Result<T, ErrorObject> {
+    (args.decode)(arguments)
         .map_err(|e| ErrorObject::invalid_params(format!("Invalid prompt arguments: {e}")))
 }
 
@@ -403,8 +447,11 @@ impl<T: IntoResourceContents, E: Display + 'static> IntoResourceContents for Res
 
 /// Decodes template variables into the handler's parameters; a failure is `-32602`.
 #[doc(hidden)]
-pub fn decode_variables<T: DeserializeOwned>(request: &ResourceRequest) -> Result<T, ErrorObject> {
-    serde_json::from_value(Value::Object(request.variables().clone())).map_err(|e| {
+pub fn decode_variables<T>(
+    args: Arguments<T>,
+    request: &ResourceRequest,
+) -> Result<T, ErrorObject> {
+    (args.decode)(Value::Object(request.variables().clone())).map_err(|e| {
         ErrorObject::invalid_params(format!("Invalid resource URI {}: {e}", request.uri()))
     })
 }

@@ -51,6 +51,33 @@ pub fn input_schema_for<T: JsonSchema>() -> JsonObject {
     normalize_object_schema(schema_for::<T>())
 }
 
+/// A parameter's default value (`#[arg(default = …)]`) as JSON, for its schema.
+#[doc(hidden)]
+pub fn default_value<T: serde::Serialize>(value: T) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+/// An input schema with each named property's `default`; those properties are optional.
+#[doc(hidden)]
+pub fn with_defaults<const N: usize>(
+    mut schema: JsonObject,
+    defaults: [(&str, Value); N],
+) -> JsonObject {
+    for (name, value) in defaults {
+        if let Some(Value::Object(property)) = schema
+            .get_mut("properties")
+            .and_then(|p| p.as_object_mut())
+            .and_then(|p| p.get_mut(name))
+        {
+            property.insert("default".into(), value);
+        }
+        if let Some(Value::Array(required)) = schema.get_mut("required") {
+            required.retain(|r| r.as_str() != Some(name));
+        }
+    }
+    normalize_object_schema(schema)
+}
+
 /// Tidies an object schema: an object without properties becomes the spec's recommended
 /// `{"type":"object","additionalProperties":false}` (when it already forbade extra
 /// properties) and empty `required` arrays go away.

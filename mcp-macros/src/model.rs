@@ -10,6 +10,8 @@ use crate::docs::Docs;
 /// Everything a `#[tool]` expands from.
 pub(crate) struct ToolModel {
     pub(crate) common: Common,
+    /// No doc comment and no `description = …`: a warning at the function's name.
+    pub(crate) missing_description: Option<Warning>,
     pub(crate) func: FnModel,
     pub(crate) annotations: Annotations,
     pub(crate) schema: SchemaModel,
@@ -62,6 +64,8 @@ pub(crate) struct HtmlViewModel {
 pub(crate) struct Common {
     /// The wire name (`name = …`, else the function's name).
     pub(crate) name: String,
+    /// Where it is written (the `name = …` literal, else the function's name).
+    pub(crate) name_span: Span,
     pub(crate) title: Option<String>,
     /// `description = …`, else the function's doc comment.
     pub(crate) description: Option<Docs>,
@@ -131,6 +135,11 @@ pub(crate) struct ArgParam {
     pub(crate) field_ty: Type,
     /// Pass `&__args.x` instead of `__args.x`.
     pub(crate) by_ref: bool,
+    /// The parameter's type as written (a default value is checked against it).
+    pub(crate) ty: Box<Type>,
+    /// `#[arg(default = …)]`: the value when the argument is absent, in the
+    /// schema as `default`; the argument is then optional.
+    pub(crate) default: Option<Box<Expr>>,
     pub(crate) description: Option<Docs>,
     /// `#[header("Name")]`: mirrored into `Mcp-Param-Name` (`x-mcp-header`).
     pub(crate) header: Option<String>,

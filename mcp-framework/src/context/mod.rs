@@ -155,14 +155,70 @@ impl fmt::Debug for Context {
     }
 }
 
-/// A handler parameter injected from the request (mark it `#[ctx]`, or use `Context`).
+/// A handler parameter injected from the request rather than decoded from its arguments.
+/// The framework's own (`Context`, `State<T>`, `ServerHandle`, `CancellationToken`,
+/// `Option<Principal>`) are recognized by the macros; a parameter of any other type
+/// implementing it is marked `#[ctx]`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be injected into a handler",
-    note = "`#[ctx]` parameters must be `Context`, `ServerHandle` or another type implementing `FromContext`"
+    note = "`#[ctx]` parameters must be `Context`, `State<T>`, `ServerHandle` or another type implementing `FromContext`",
+    note = "to decode the parameter from the request's arguments instead, remove `#[ctx]` (or mark it `#[arg]`)"
 )]
 pub trait FromContext: Sized {
     /// Extracts the value.
     fn from_context(cx: &Context) -> Self;
+
+    /// The application state extracting it needs (`State<T>`: `T`), which
+    /// [`ServerBuilder::build`](crate::ServerBuilder::build) checks is registered for the
+    /// handlers the macros define.
+    #[doc(hidden)]
+    fn state_need() -> Option<StateNeed> {
+        None
+    }
+}
+
+/// Application state a handler's parameter needs: `build()` refuses a handler whose
+/// state was never registered.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct StateNeed {
+    pub(crate) id: std::any::TypeId,
+    pub(crate) name: &'static str,
+}
+
+/// What the macros ask of an injected parameter's type `T` for its definition: its
+/// [`FromContext::state_need`] through autoref specialization (`ViaFromContext` when `T`
+/// is `FromContext`, else `ViaNothing`), so that a type that is not `FromContext` is
+/// reported once, where the handler extracts it, and not again by the definition.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct Injected<T>(std::marker::PhantomData<T>);
+
+impl<T> Injected<T> {
+    #[doc(hidden)]
+    pub const NEW: Self = Self(std::marker::PhantomData);
+}
+
+#[doc(hidden)]
+pub trait ViaFromContext {
+    fn state_need(&self) -> Option<StateNeed>;
+}
+
+impl<T: FromContext> ViaFromContext for &Injected<T> {
+    fn state_need(&self) -> Option<StateNeed> {
+        T::state_need()
+    }
+}
+
+#[doc(hidden)]
+pub trait ViaNothing {
+    fn state_need(&self) -> Option<StateNeed>;
+}
+
+impl<T> ViaNothing for Injected<T> {
+    fn state_need(&self) -> Option<StateNeed> {
+        None
+    }
 }
 
 impl FromContext for Context {
@@ -172,10 +228,11 @@ impl FromContext for Context {
 }
 
 /// Application state registered with [`ServerBuilder::state`](crate::ServerBuilder::state):
-/// take it as a `#[ctx] db: State<Db>` parameter. Dereferences to `T`.
+/// take it as a `db: State<Db>` parameter (no `#[ctx]` needed). Dereferences to `T`.
 ///
-/// A handler asking for a type that was never registered fails its request with an
-/// internal error naming the type.
+/// `build()` refuses a `#[tool]`, `#[prompt]` or `#[resource]` taking a `State<T>` whose
+/// `T` was never registered; a handler added otherwise (or at run time) asking for one
+/// fails its request with an internal error naming the type.
 #[derive(Debug)]
 pub struct State<T>(pub Arc<T>);
 
@@ -194,6 +251,13 @@ impl<T> std::ops::Deref for State<T> {
 }
 
 impl<T: Send + Sync + 'static> FromContext for State<T> {
+    fn state_need() -> Option<StateNeed> {
+        Some(StateNeed {
+            id: std::any::TypeId::of::<T>(),
+            name: std::any::type_name::<T>(),
+        })
+    }
+
     fn from_context(cx: &Context) -> Self {
         match cx.state::<T>() {
             Some(v) => Self(v),
@@ -208,6 +272,14 @@ impl<T: Send + Sync + 'static> FromContext for State<T> {
 impl FromContext for CancellationToken {
     fn from_context(cx: &Context) -> Self {
         cx.inner.cancel.clone()
+    }
+}
+
+/// The authenticated principal, when an authentication layer provided one
+/// ([`Context::principal`]).
+impl FromContext for Option<Principal> {
+    fn from_context(cx: &Context) -> Self {
+        cx.principal().cloned()
     }
 }
 

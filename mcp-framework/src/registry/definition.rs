@@ -54,6 +54,17 @@ macro_rules! shared_builders {
             self
         }
 
+        /// Records what one of the handler's injected parameters needs of the server (the
+        /// macros call it for each): `build()` checks that its state is registered.
+        #[doc(hidden)]
+        #[must_use]
+        pub fn injects(mut self, need: Option<crate::context::StateNeed>) -> Self {
+            if let Some(need) = need {
+                self.states.push(need);
+            }
+            self
+        }
+
         /// Where the definition is in the source.
         #[must_use]
         pub fn location(mut self, location: Location) -> Self {
@@ -126,6 +137,8 @@ pub struct ToolDefinition {
     /// `_meta.ui` options (MCP Apps), laid over `meta`'s.
     pub(crate) ui: UiToolMeta,
     pub(crate) location: Location,
+    /// The application state its injected parameters need.
+    pub(crate) states: Vec<crate::context::StateNeed>,
     /// Builds this definition again (a `#[tool]`'s `definition()`): its validators then
     /// rebuild their schemas when they compile instead of keeping copies from start-up.
     pub(crate) rebuild: Option<fn() -> Self>,
@@ -160,6 +173,7 @@ impl ToolDefinition {
             task: TaskMode::default(),
             ui: UiToolMeta::default(),
             location: Location::RUNTIME,
+            states: Vec::new(),
             rebuild: None,
         }
     }
@@ -269,6 +283,8 @@ pub struct PromptDefinition {
     pub(crate) layers: Layers,
     pub(crate) requirement: Requirement,
     pub(crate) location: Location,
+    /// The application state its injected parameters need.
+    pub(crate) states: Vec<crate::context::StateNeed>,
 }
 
 impl fmt::Debug for PromptDefinition {
@@ -297,6 +313,7 @@ impl PromptDefinition {
             layers: Layers::default(),
             requirement: Requirement::default(),
             location: Location::RUNTIME,
+            states: Vec::new(),
         }
     }
 
@@ -339,6 +356,8 @@ pub struct ResourceDefinition {
     /// `_meta.ui` of a view (MCP Apps), laid over `meta`'s.
     pub(crate) ui: Option<UiResourceMeta>,
     pub(crate) location: Location,
+    /// The application state its injected parameters need.
+    pub(crate) states: Vec<crate::context::StateNeed>,
 }
 
 impl fmt::Debug for ResourceDefinition {
@@ -386,6 +405,7 @@ impl ResourceDefinition {
             requirement: Requirement::default(),
             ui: None,
             location: Location::RUNTIME,
+            states: Vec::new(),
         }
     }
 

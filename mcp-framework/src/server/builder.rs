@@ -484,6 +484,7 @@ impl ServerBuilder {
         prompts.items.extend(self.extra_prompts.items);
         let mut resources = self.resources.unwrap_or(c_resources);
         resources.items.extend(self.extra_resources.items);
+        check_states(&tools, &prompts, &resources, &self.app_state)?;
         let skills = load_skills(self.skills, &self.skill_dirs)?;
         if let Some((_, files)) = &skills {
             resources.items.extend(files.items.iter().cloned());
@@ -652,4 +653,48 @@ fn load_skills(
             Err(Error::Skills { problems })
         }
     }
+}
+
+/// Every `State<T>` a handler takes (recorded by the macros) is registered.
+fn check_states(
+    tools: &ToolSet,
+    prompts: &PromptSet,
+    resources: &ResourceSet,
+    state: &StateMap,
+) -> Result<(), Error> {
+    let needs = (tools.items.iter().map(|t| {
+        (
+            "tool",
+            &t.definition.name,
+            t.definition.location,
+            &t.definition.states,
+        )
+    }))
+    .chain(prompts.items.iter().map(|p| {
+        (
+            "prompt",
+            &p.definition.name,
+            p.definition.location,
+            &p.definition.states,
+        )
+    }))
+    .chain(resources.items.iter().map(|r| {
+        (
+            "resource",
+            &r.definition.name,
+            r.definition.location,
+            &r.definition.states,
+        )
+    }));
+    for (kind, name, location, states) in needs {
+        if let Some(need) = states.iter().find(|n| !state.contains_key(&n.id)) {
+            return Err(Error::MissingState {
+                kind,
+                name: name.to_string(),
+                location,
+                type_name: need.name,
+            });
+        }
+    }
+    Ok(())
 }

@@ -76,15 +76,28 @@ fn args_ident(func: &FnModel) -> Ident {
     format_ident!("__mcp_args_{}", func.ident.unraw())
 }
 
-/// The struct the arguments deserialize into (and whose schema is the input schema).
+/// The struct the arguments deserialize into (and whose schema is the input schema), and
+/// `fn __mcp_arguments() -> __mcp::Arguments<…>`, its schema and decoder, and
+/// `fn __mcp_input_schema()`, the schema with the parameters' defaults.
+///
+/// The struct is generic over its field types, and instantiated with the user's types once,
+/// through a function bounded by `__mcp::Argument` and spanned at each type: a type that is
+/// neither an argument nor injected is reported once, at its parameter (with a concrete
+/// struct, serde's and schemars' derives would each report it, in their own words).
 fn args_struct(common: &Common, func: &FnModel, deny_unknown_fields: bool) -> TokenStream {
     let name = args_ident(func);
     let serde_crate = path_string(&common.krate, "::__private::serde");
     let schemars_crate = path_string(&common.krate, "::__private::schemars");
     let deny = deny_unknown_fields.then(|| quote!(, deny_unknown_fields));
-    let fields = func.args().map(|(p, a)| {
+    let mut generics = Vec::new();
+    let mut types = Vec::new();
+    let mut fields = Vec::new();
+    let mut defaults = Vec::new();
+    for (i, (p, a)) in func.args().enumerate() {
         let ident = &p.ident;
+        let generic = format_ident!("__McpA{}", i);
         let ty = &a.field_ty;
+        types.push(quote_spanned!(ty.span()=> #ty));
         let description = a
             .description
             .as_ref()
@@ -93,18 +106,56 @@ fn args_struct(common: &Common, func: &FnModel, deny_unknown_fields: bool) -> To
             .header
             .as_ref()
             .map(|h| quote!(#[schemars(extend("x-mcp-header" = #h))]));
-        quote! {
-            #description
-            #header
-            #ident: #ty,
+        if let Some(default) = &a.default {
+            // Absent is `None` (serde decodes a missing `Option` so), filled in with the
+            // default by `call`; the property's schema is the parameter type's
+            // (`with`), made optional and given its `default` by `__mcp_input_schema`.
+            let with = generic.to_string();
+            fields.push(quote! {
+                #description
+                #header
+                #[schemars(with = #with)]
+                #ident: ::core::option::Option<#generic>,
+            });
+            let name = &p.name;
+            let written = &a.ty;
+            // Spanned at the value: one of the wrong type is reported there.
+            let value = quote_spanned!(default.span()=> __mcp::default_value::<#written>(#default));
+            defaults.push(quote!((#name, #value)));
+        } else {
+            fields.push(quote! {
+                #description
+                #header
+                #ident: #generic,
+            });
         }
-    });
+        generics.push(generic);
+    }
+    let input_schema = if defaults.is_empty() {
+        quote!((__mcp_arguments().schema)())
+    } else {
+        quote!(__mcp::with_defaults((__mcp_arguments().schema)(), [#(#defaults),*]))
+    };
     quote! {
         #[derive(__mcp::serde::Deserialize, __mcp::schemars::JsonSchema)]
         #[serde(crate = #serde_crate #deny)]
         #[schemars(crate = #schemars_crate)]
-        struct #name {
+        struct #name<#(#generics),*> {
             #(#fields)*
+        }
+
+        fn __mcp_arguments_of<#(#generics: __mcp::Argument),*>()
+            -> __mcp::Arguments<#name<#(#generics),*>>
+        {
+            __mcp::Arguments::NEW
+        }
+
+        fn __mcp_arguments() -> __mcp::Arguments<#name<#(#types),*>> {
+            __mcp_arguments_of::<#(#types),*>()
+        }
+
+        fn __mcp_input_schema() -> __mcp::JsonObject {
+            #input_schema
         }
     }
 }
@@ -120,10 +171,23 @@ fn call(func: &FnModel) -> (TokenStream, TokenStream) {
         match &p.kind {
             ParamKind::Arg(a) => {
                 let ident = &p.ident;
-                args.push(if a.by_ref {
-                    quote!(&__mcp_args.#ident)
-                } else {
-                    quote!(__mcp_args.#ident)
+                args.push(match (&a.default, a.by_ref) {
+                    (None, true) => quote!(&__mcp_args.#ident),
+                    (None, false) => quote!(__mcp_args.#ident),
+                    // The default is of the parameter's type: borrowed for a reference.
+                    (Some(d), true) => {
+                        let ty = &a.ty;
+                        quote! {{
+                            let __mcp_value: #ty = match &__mcp_args.#ident {
+                                ::core::option::Option::Some(__mcp_value) => {
+                                    ::core::borrow::Borrow::borrow(__mcp_value)
+                                }
+                                ::core::option::Option::None => #d,
+                            };
+                            __mcp_value
+                        }}
+                    }
+                    (Some(d), false) => quote!(__mcp_args.#ident.unwrap_or_else(|| #d)),
                 });
             }
             ParamKind::Context(c) => {
@@ -191,6 +255,26 @@ fn common_builder(common: &Common) -> TokenStream {
     out
 }
 
+/// `.injects(…)` for every injected parameter: `build()` checks the state it needs. Through
+/// autoref specialization (`__mcp::Injected`): a type that is not `FromContext` is reported
+/// once, by the handler's extraction, not again here.
+pub(super) fn injects(func: &FnModel) -> TokenStream {
+    let mut out = TokenStream::new();
+    for p in &func.params {
+        if let ParamKind::Context(c) = &p.kind {
+            let ty = &c.ty;
+            out.extend(quote! {
+                .injects({
+                    #[allow(unused_imports)]
+                    use __mcp::{ViaFromContext as _, ViaNothing as _};
+                    (&&__mcp::Injected::<#ty>::NEW).state_need()
+                })
+            });
+        }
+    }
+    out
+}
+
 /// `.complete("arg", __mcp::completer(path))` for every `#[complete]` parameter.
 fn completers(func: &FnModel) -> TokenStream {
     let mut out = TokenStream::new();
@@ -202,6 +286,39 @@ fn completers(func: &FnModel) -> TokenStream {
         }
     }
     out
+}
+
+/// A registered item's claim on its name within the crate: a `#[macro_export]` macro named
+/// after it (`__mcp_tool_named_add`), spanned at the name. Exported macros share the crate
+/// root's namespace, so a second registered tool or prompt of the same name in the crate
+/// is a compile error (E0428) pointing at both; across crates, `build()` reports it.
+fn name_claim(kind: &str, common: &Common) -> TokenStream {
+    if !common.register {
+        return TokenStream::new();
+    }
+    // Injective: `_` → `__`, `-` → `_1`, `.` → `_2`, anything else but ASCII letters and
+    // digits → `_x{hex}_`.
+    let mut encoded = String::new();
+    for c in common.name.chars() {
+        match c {
+            '_' => encoded.push_str("__"),
+            '-' => encoded.push_str("_1"),
+            '.' => encoded.push_str("_2"),
+            c if c.is_ascii_alphanumeric() => encoded.push(c),
+            c => encoded.push_str(&format!("_x{:x}_", u32::from(c))),
+        }
+    }
+    let ident = Ident::new(&format!("__mcp_{kind}_named_{encoded}"), common.name_span);
+    // Spanned at the name: rustc reports the clash there. A tool defined in a function
+    // body still claims its name in the crate.
+    quote_spanned! {common.name_span=>
+        #[doc(hidden)]
+        #[macro_export]
+        #[allow(non_local_definitions)]
+        macro_rules! #ident {
+            () => {};
+        }
+    }
 }
 
 fn location() -> TokenStream {

@@ -4,8 +4,8 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
 use super::{
-    args_ident, args_struct, assemble, call, common_builder, completers, cx_param, future,
-    location, output_span, use_private,
+    args_struct, assemble, call, common_builder, completers, cx_param, future, location,
+    output_span, use_private,
 };
 use crate::model::PromptModel;
 
@@ -13,11 +13,11 @@ pub(crate) fn prompt(model: &PromptModel) -> TokenStream {
     let PromptModel { common, func } = model;
     let ident = &func.ident;
     let name = &common.name;
-    let args = args_ident(func);
     // Extra prompt arguments are ignored, not refused.
     let args_struct = args_struct(common, func, false);
     let output = &func.output;
     let builder = common_builder(common);
+    let injects = super::injects(func);
     let completers = completers(func);
     let location = location();
     let (lets, call) = call(func);
@@ -28,7 +28,7 @@ pub(crate) fn prompt(model: &PromptModel) -> TokenStream {
     let future = future(
         func,
         &quote! {
-            let __mcp_args: #args = match __mcp::decode_prompt_arguments(__mcp_arguments) {
+            let __mcp_args = match __mcp::decode_prompt_arguments(__mcp_arguments(), __mcp_value) {
                 ::core::result::Result::Ok(__mcp_args) => __mcp_args,
                 ::core::result::Result::Err(__mcp_error) => {
                     return ::core::result::Result::Err(__mcp_error);
@@ -39,6 +39,7 @@ pub(crate) fn prompt(model: &PromptModel) -> TokenStream {
             #convert #method(__mcp_out)
         },
     );
+    let claim = super::name_claim("prompt", common);
     let submit = common
         .register
         .then(|| quote!(__mcp::submit_prompt!(#ident);));
@@ -50,14 +51,15 @@ pub(crate) fn prompt(model: &PromptModel) -> TokenStream {
 
         impl __mcp::PromptHandler for #ident {
             fn definition() -> __mcp::PromptDefinition {
-                __mcp::PromptDefinition::new(#name, __mcp::input_schema_for::<#args>())
+                __mcp::PromptDefinition::new(#name, __mcp_input_schema())
                     #builder
+                    #injects
                     #completers
                     #location
             }
 
             fn get(
-                __mcp_arguments: __mcp::Value,
+                __mcp_value: __mcp::Value,
                 #cx: __mcp::Context,
             ) -> __mcp::BoxFuture<__mcp::PromptResult> {
                 #future
@@ -65,6 +67,8 @@ pub(crate) fn prompt(model: &PromptModel) -> TokenStream {
         }
 
         #submit
+
+        #claim
     };
     assemble(func, &inner)
 }

@@ -4,8 +4,8 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
 use super::{
-    args_ident, args_struct, assemble, call, common_builder, completers, cx_param, future,
-    location, output_span, use_private,
+    args_struct, assemble, call, common_builder, completers, cx_param, future, location,
+    output_span, use_private,
 };
 use crate::model::{CacheScope, HtmlViewModel, ResourceKind, ResourceModel};
 
@@ -22,9 +22,9 @@ pub(crate) fn resource(model: &ResourceModel) -> TokenStream {
     } = model;
     let ident = &func.ident;
     let name = &common.name;
-    let args = args_ident(func);
     let output = &func.output;
     let builder = common_builder(common);
+    let injects = super::injects(func);
     let completers = completers(func);
     let location = location();
     let (lets, call) = call(func);
@@ -42,11 +42,11 @@ pub(crate) fn resource(model: &ResourceModel) -> TokenStream {
                 __mcp::ResourceDefinition::template(
                     #template,
                     #name,
-                    __mcp::input_schema_for::<#args>(),
+                    __mcp_input_schema(),
                 )
             },
             quote! {
-                let __mcp_args: #args = match __mcp::decode_variables(&__mcp_request) {
+                let __mcp_args = match __mcp::decode_variables(__mcp_arguments(), &__mcp_request) {
                     ::core::result::Result::Ok(__mcp_args) => __mcp_args,
                     ::core::result::Result::Err(__mcp_error) => {
                         return ::core::result::Result::Err(__mcp_error);
@@ -94,6 +94,7 @@ pub(crate) fn resource(model: &ResourceModel) -> TokenStream {
             fn definition() -> __mcp::ResourceDefinition {
                 #new
                     #builder
+                    #injects
                     #options
                     #completers
                     #location

@@ -5,14 +5,15 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::Ident;
 
 use super::{
-    args_ident, args_struct, assemble, call, common_builder, cx_param, future, location,
-    output_span, use_private,
+    args_struct, assemble, call, common_builder, cx_param, future, location, output_span,
+    use_private,
 };
-use crate::model::{Annotations, SchemaModel, TaskModel, ToolModel};
+use crate::model::{Annotations, SchemaModel, TaskModel, ToolModel, Warning};
 
 pub(crate) fn tool(model: &ToolModel) -> TokenStream {
     let ToolModel {
         common,
+        missing_description,
         func,
         annotations,
         schema,
@@ -21,15 +22,15 @@ pub(crate) fn tool(model: &ToolModel) -> TokenStream {
     } = model;
     let ident = &func.ident;
     let name = &common.name;
-    let args = args_ident(func);
     let args_struct = args_struct(common, func, true);
     let output = &func.output;
     let builder = common_builder(common);
+    let injects = super::injects(func);
     let annotations = annotations_builder(annotations);
     let schema_options = schema_builder(schema);
     let task_options = task_builder(*task);
     let ui_options = super::ui::tool_builder(ui);
-    let warnings = warnings(schema);
+    let warnings = warnings(schema, missing_description.as_ref());
     let location = location();
     let (lets, call) = call(func);
     let cx = cx_param(func);
@@ -40,13 +41,14 @@ pub(crate) fn tool(model: &ToolModel) -> TokenStream {
     let receiver = quote_spanned!(first=> (&&&&__mcp::Probe::<#output>::NEW));
     let method = quote_spanned!(last=> tool_output);
     let probe = quote!(#receiver.#method());
+    let claim = super::name_claim("tool", common);
     let submit = common
         .register
         .then(|| quote!(__mcp::submit_tool!(#ident);));
     let future = future(
         func,
         &quote! {
-            let __mcp_args: #args = match __mcp::decode_arguments(__mcp_arguments) {
+            let __mcp_args = match __mcp::decode_arguments(__mcp_arguments(), __mcp_value) {
                 ::core::result::Result::Ok(__mcp_args) => __mcp_args,
                 ::core::result::Result::Err(__mcp_result) => return __mcp_result,
             };
@@ -88,8 +90,9 @@ pub(crate) fn tool(model: &ToolModel) -> TokenStream {
 
         impl __mcp::ToolHandler for #ident {
             fn definition() -> __mcp::ToolDefinition {
-                __mcp::ToolDefinition::new(#name, __mcp::input_schema_for::<#args>())
+                __mcp::ToolDefinition::new(#name, __mcp_input_schema())
                     #builder
+                    #injects
                     .output_schema(__mcp_output().schema.map(|__mcp_schema| __mcp_schema()))
                     #annotations
                     #schema_options
@@ -100,7 +103,7 @@ pub(crate) fn tool(model: &ToolModel) -> TokenStream {
             }
 
             fn call(
-                __mcp_arguments: __mcp::Value,
+                __mcp_value: __mcp::Value,
                 #cx: __mcp::Context,
             ) -> __mcp::BoxFuture<__mcp::ToolResult> {
                 #future
@@ -108,6 +111,8 @@ pub(crate) fn tool(model: &ToolModel) -> TokenStream {
         }
 
         #submit
+
+        #claim
 
         #warnings
     };
@@ -143,10 +148,15 @@ fn schema_builder(schema: &SchemaModel) -> TokenStream {
 
 /// Each lint warning as the use of a deprecated constant, spanned at the offending tokens:
 /// rustc reports the deprecation (with the lint's message) there, as a warning.
-fn warnings(schema: &SchemaModel) -> TokenStream {
+fn warnings(schema: &SchemaModel, missing_description: Option<&Warning>) -> TokenStream {
     let mut out = TokenStream::new();
-    for (i, warning) in schema.warnings.iter().enumerate() {
-        let name = format!("__mcp_schema_lint_{i}");
+    let named = schema
+        .warnings
+        .iter()
+        .enumerate()
+        .map(|(i, w)| (format!("__mcp_schema_lint_{i}"), w))
+        .chain(missing_description.map(|w| ("__mcp_missing_description".to_owned(), w)));
+    for (name, warning) in named {
         let item = Ident::new(&name, proc_macro2::Span::call_site());
         let use_site = Ident::new(&name, warning.span);
         let message = &warning.message;

@@ -219,6 +219,10 @@ fn common(
     acc: &mut Errors,
     name_check: impl Fn(&str) -> Result<(), String>,
 ) -> Common {
+    let name_span = args
+        .name
+        .as_ref()
+        .map_or_else(|| ident.span(), LitStr::span);
     let name = match &args.name {
         Some(lit) => {
             let name = lit.value();
@@ -283,6 +287,7 @@ fn common(
         .or_else(|| Docs::from_attrs(attrs));
     Common {
         name,
+        name_span,
         title: args.title.map(|t| t.value()),
         description,
         icons: args.icon.iter().map(LitStr::value).collect(),
@@ -295,6 +300,16 @@ fn common(
     }
 }
 
+/// `#[doc]`, `#[ctx]`, `#[arg]`, `#[header]`, `#[complete]` on a parameter.
+fn is_owned_param_attr(a: &syn::Attribute) -> bool {
+    let p = a.path();
+    p.is_ident("doc")
+        || p.is_ident("ctx")
+        || p.is_ident("arg")
+        || p.is_ident("header")
+        || p.is_ident("complete")
+}
+
 /// The user's function with the parameter attributes the macros own removed, for the
 /// error path (so that call sites and rustc do not pile errors on top of ours).
 pub(crate) fn fallback_item(item: TokenStream) -> TokenStream {
@@ -303,13 +318,7 @@ pub(crate) fn fallback_item(item: TokenStream) -> TokenStream {
     };
     for arg in &mut func.sig.inputs {
         if let FnArg::Typed(pt) = arg {
-            pt.attrs.retain(|a| {
-                let p = a.path();
-                !(p.is_ident("doc")
-                    || p.is_ident("ctx")
-                    || p.is_ident("header")
-                    || p.is_ident("complete"))
-            });
+            pt.attrs.retain(|a| !is_owned_param_attr(a));
         }
     }
     func.into_token_stream()

@@ -1,15 +1,17 @@
 //! The annotated function's signature and parameters: what may be annotated (free, non-generic
-//! functions), which parameters are context (`#[ctx]`, `Context`) and which are arguments,
-//! the attributes the macros own on them (`#[doc]`, `#[ctx]`, `#[header]`, `#[complete]`),
-//! and the owned field type each argument gets in the generated struct.
+//! functions), which parameters are injected (`#[ctx]`, or one of the framework's own
+//! injectables: `Context`, `State<T>`, `ServerHandle`, `CancellationToken`,
+//! `Option<Principal>`) and which are arguments (`#[arg]` forces one), the attributes the
+//! macros own on them (`#[doc]`, `#[ctx]`, `#[arg]`, `#[header]`, `#[complete]`), and the
+//! owned field type each argument gets in the generated struct.
 
 use proc_macro2::TokenStream;
 use quote::ToTokens;
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{
-    Attribute, FnArg, GenericArgument, ItemFn, LitStr, Meta, Pat, Path, PathArguments, ReturnType,
-    Type, parse_quote, parse_quote_spanned,
+    Attribute, Expr, FnArg, GenericArgument, ItemFn, LitStr, Meta, Pat, Path, PathArguments,
+    ReturnType, Type, parse_quote, parse_quote_spanned,
 };
 
 use super::header::{check_header_token, check_header_type};
@@ -45,9 +47,17 @@ pub(super) fn function(kind: Kind, mut item: ItemFn, acc: &mut Errors) -> FnMode
         };
         let name = ident.unraw().to_string();
         let ty = &*pt.ty;
+        if let (Some(_), Some(arg)) = (&attrs.ctx, &attrs.arg) {
+            acc.push(error(
+                arg,
+                "a parameter is either injected (`#[ctx]`) or an argument (`#[arg]`), not both",
+            ));
+            continue;
+        }
         if let Some(ctx) = attrs.ctx.or_else(|| {
-            // A parameter of type `Context` (or `&Context`) is injected without `#[ctx]`.
-            is_context_type(ty).then(|| ty.to_token_stream())
+            // The framework's own injectables need no `#[ctx]` (unless `#[arg]` says the
+            // parameter is an argument after all).
+            (attrs.arg.is_none() && is_injected_type(ty)).then(|| ty.to_token_stream())
         }) {
             for (what, present) in [
                 ("#[header]", attrs.header.is_some()),
@@ -110,6 +120,8 @@ pub(super) fn function(kind: Kind, mut item: ItemFn, acc: &mut Errors) -> FnMode
             kind: ParamKind::Arg(ArgParam {
                 field_ty,
                 by_ref,
+                ty: Box::new(ty.clone()),
+                default: attrs.default.map(Box::new),
                 description: attrs.docs,
                 header,
                 completer: attrs.complete,
@@ -208,6 +220,10 @@ struct ParamAttrs {
     docs: Option<Docs>,
     /// `#[ctx]` itself.
     ctx: Option<TokenStream>,
+    /// `#[arg]` itself.
+    arg: Option<TokenStream>,
+    /// `#[arg(default = …)]`.
+    default: Option<Expr>,
     header: Option<LitStr>,
     complete: Option<Path>,
 }
@@ -232,6 +248,36 @@ impl ParamAttrs {
                         out.ctx = Some(attr.to_token_stream());
                     }
                     Err(_) => acc.push(error(attr, "`#[ctx]` takes no arguments")),
+                }
+                return false;
+            }
+            if path.is_ident("arg") {
+                if out.arg.is_some() {
+                    acc.push(error(attr, "duplicate `#[arg]`"));
+                }
+                out.arg = Some(attr.to_token_stream());
+                match &attr.meta {
+                    Meta::Path(_) => {}
+                    Meta::List(list) => match list.parse_args_with(ArgOptions::parse) {
+                        Ok(options) => {
+                            if options.default.is_some() && kind == Kind::Resource {
+                                acc.push(error(
+                                    attr,
+                                    "`#[arg(default = …)]` is not supported on template \
+                                     variables: a URI that matches names every variable",
+                                ));
+                            } else {
+                                out.default = options.default;
+                            }
+                        }
+                        Err(e) => acc.push(e),
+                    },
+                    Meta::NameValue(_) => {
+                        acc.push(error(
+                            attr,
+                            "expected `#[arg]` or `#[arg(default = value)]`",
+                        ));
+                    }
                 }
                 return false;
             }
@@ -279,6 +325,36 @@ impl ParamAttrs {
     }
 }
 
+/// The options of `#[arg(…)]`: `default = value`.
+struct ArgOptions {
+    default: Option<Expr>,
+}
+
+impl ArgOptions {
+    fn parse(input: syn::parse::ParseStream<'_>) -> syn::Result<Self> {
+        let mut default = None;
+        while !input.is_empty() {
+            let key: syn::Ident = input.call(syn::Ident::parse_any)?;
+            if key != "default" {
+                return Err(error(
+                    &key,
+                    format!("unknown `#[arg]` option `{key}`; expected `default = value`"),
+                ));
+            }
+            input.parse::<syn::Token![=]>()?;
+            let value: Expr = input.parse()?;
+            if default.is_some() {
+                return Err(error(&key, "duplicate `default`"));
+            }
+            default = Some(value);
+            if !input.is_empty() {
+                input.parse::<syn::Token![,]>()?;
+            }
+        }
+        Ok(Self { default })
+    }
+}
+
 /// The single argument of `#[attr(arg)]`.
 fn attr_arg<T: syn::parse::Parse>(attr: &Attribute, usage: &str) -> syn::Result<T> {
     let expected = || error(attr, format!("expected `{usage}`"));
@@ -288,19 +364,37 @@ fn attr_arg<T: syn::parse::Parse>(attr: &Attribute, usage: &str) -> syn::Result<
     syn::parse2::<T>(list.tokens.clone()).map_err(|_| expected())
 }
 
-/// `Context`, `&Context`, `path::to::Context`: a last segment `Context` without generics.
-fn is_context_type(ty: &Type) -> bool {
+/// The framework's own injectables, by the last segment of their path (optionally behind
+/// `&`): `Context`, `ServerHandle` and `CancellationToken` without generics, `State<T>` with
+/// one type, `Option<Principal>`. Any other injected type is marked `#[ctx]`; a user's own
+/// type of one of these names that is an argument is marked `#[arg]`.
+fn is_injected_type(ty: &Type) -> bool {
     let ty = match ty {
         Type::Reference(r) => &*r.elem,
         other => other,
     };
-    match ty {
-        Type::Path(p) if p.qself.is_none() => p
-            .path
-            .segments
-            .last()
-            .is_some_and(|s| s.ident == "Context" && s.arguments.is_none()),
+    let Some(last) = last_segment(ty) else {
+        return false;
+    };
+    match &last.arguments {
+        PathArguments::None => ["Context", "ServerHandle", "CancellationToken"]
+            .iter()
+            .any(|n| last.ident == n),
+        PathArguments::AngleBracketed(a) if a.args.len() == 1 => match &a.args[0] {
+            GenericArgument::Type(_) if last.ident == "State" => true,
+            GenericArgument::Type(inner) if last.ident == "Option" => {
+                last_segment(inner).is_some_and(|s| s.ident == "Principal" && s.arguments.is_none())
+            }
+            _ => false,
+        },
         _ => false,
+    }
+}
+
+fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
+    match ty {
+        Type::Path(p) if p.qself.is_none() => p.path.segments.last(),
+        _ => None,
     }
 }
 
@@ -447,11 +541,30 @@ mod tests {
     }
 
     #[test]
-    fn context_detection() {
-        assert!(is_context_type(&parse_quote!(Context)));
-        assert!(is_context_type(&parse_quote!(&Context)));
-        assert!(is_context_type(&parse_quote!(mcp_framework::Context)));
-        assert!(!is_context_type(&parse_quote!(Context<T>)));
-        assert!(!is_context_type(&parse_quote!(MyContext)));
+    fn injected_detection() {
+        for yes in [
+            parse_quote!(Context),
+            parse_quote!(&Context),
+            parse_quote!(mcp_framework::Context),
+            parse_quote!(State<Db>),
+            parse_quote!(&mcp_framework::State<Arc<Db>>),
+            parse_quote!(ServerHandle),
+            parse_quote!(CancellationToken),
+            parse_quote!(Option<Principal>),
+            parse_quote!(std::option::Option<mcp_framework::Principal>),
+        ] {
+            assert!(is_injected_type(&yes), "{}", yes.to_token_stream());
+        }
+        for no in [
+            parse_quote!(Context<T>),
+            parse_quote!(MyContext),
+            parse_quote!(State),
+            parse_quote!(State<A, B>),
+            parse_quote!(Principal),
+            parse_quote!(Option<String>),
+            parse_quote!(Vec<State<Db>>),
+        ] {
+            assert!(!is_injected_type(&no), "{}", no.to_token_stream());
+        }
     }
 }

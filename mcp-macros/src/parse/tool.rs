@@ -9,7 +9,7 @@ use super::params::function;
 use super::schema::{NameSource, SchemaArgs, lint};
 use super::ui::{UiRef, VisibilityArg, tool_options};
 use super::{CommonArgs, Errors, Kind, common, parse_args, parse_item};
-use crate::model::{Annotations, TaskModel, ToolModel};
+use crate::model::{Annotations, TaskModel, ToolModel, Warning};
 
 /// The arguments of `#[tool(…)]`.
 #[derive(FromMeta)]
@@ -137,8 +137,19 @@ pub(crate) fn tool(args: TokenStream, item: TokenStream) -> syn::Result<ToolMode
         &func,
         &mut acc,
     );
+    // The description is what the model reads to pick the tool: its absence is worth a
+    // warning (deny-able with `#![deny(deprecated)]`).
+    let missing_description = common.description.is_none().then(|| Warning {
+        span: func.ident.span(),
+        message: format!(
+            "tool `{}` has no description, and clients show the model none: add a `///` doc \
+             comment to the function, or `#[tool(description = \"…\")]`",
+            common.name
+        ),
+    });
     acc.finish_with(ToolModel {
         common,
+        missing_description,
         func,
         annotations,
         schema,
@@ -166,6 +177,43 @@ mod tests {
             Ok(_) => panic!("expected errors"),
             Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
         }
+    }
+
+    #[test]
+    fn a_missing_description_is_a_warning() {
+        let m = parse(
+            quote!(),
+            quote!(
+                fn add(a: f64) -> f64 {
+                    a
+                }
+            ),
+        );
+        let w = m.missing_description.expect("a warning");
+        assert!(
+            w.message.starts_with("tool `add` has no description"),
+            "{}",
+            w.message
+        );
+        let m = parse(
+            quote!(description = "Adds."),
+            quote!(
+                fn add(a: f64) -> f64 {
+                    a
+                }
+            ),
+        );
+        assert!(m.missing_description.is_none());
+        let m = parse(
+            quote!(),
+            quote!(
+                /// Adds.
+                fn add(a: f64) -> f64 {
+                    a
+                }
+            ),
+        );
+        assert!(m.missing_description.is_none());
     }
 
     #[test]

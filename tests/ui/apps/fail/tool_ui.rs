@@ -2,6 +2,7 @@ use mcp_framework::tool;
 
 struct NotAView;
 
+/// A tool.
 #[tool(ui = NotAView)]
 fn a() -> String {
     String::new()

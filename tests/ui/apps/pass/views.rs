@@ -10,21 +10,25 @@ fn fn_view() -> String {
     String::new()
 }
 
+/// A tool.
 #[tool(ui = View)]
 fn shown() -> String {
     String::new()
 }
 
+/// A tool.
 #[tool(ui = fn_view, visibility = "app")]
 fn view_only() -> String {
     String::new()
 }
 
+/// A tool.
 #[tool(ui = "ui://pass/view", visibility = ["model", "app"])]
 fn by_uri() -> String {
     String::new()
 }
 
+/// A tool.
 #[tool(visibility = ["model"])]
 fn model_only() -> String {
     String::new()

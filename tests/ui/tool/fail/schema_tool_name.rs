@@ -18,6 +18,7 @@ fn sub(a: f64, b: f64) -> f64 {
     a - b
 }
 
+/// Negates.
 #[tool(name = "math.neg", schema = "standard")]
 fn neg(a: f64) -> f64 {
     -a

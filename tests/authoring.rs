@@ -1,0 +1,184 @@
+//! What an author meets writing tools (issue 43), checked on the wire (2026-07-28, the
+//! stdio wire format over an in-memory pipe): the framework's injectables without
+//! `#[ctx]`, default values, mistakes `build()` reports.
+
+use mcp_framework::client::Client;
+use mcp_framework::{ResourceSet, Server, ServerHandle, State, prompt, prompts, tool, tools};
+use serde_json::{Value, json};
+
+/// The application's state.
+struct Store {
+    prefix: String,
+}
+
+/// Lists notes.
+#[tool(register = false)]
+fn list(
+    store: State<Store>,
+    server: ServerHandle,
+    /// How many notes.
+    #[arg(default = 10)]
+    limit: u32,
+    #[arg(default = "all")] tag: &str,
+    #[arg(default = Some(2))] page: Option<u32>,
+    query: Option<String>,
+) -> String {
+    let _ = server;
+    format!(
+        "{} limit={limit} tag={tag} page={page:?} query={query:?}",
+        store.prefix
+    )
+}
+
+/// Summarizes.
+#[prompt(register = false)]
+fn summary(#[arg(default = "short".to_owned())] style: String) -> String {
+    format!("style={style}")
+}
+
+fn server() -> Server {
+    Server::builder()
+        .tools(tools![list])
+        .prompts(prompts![summary])
+        .resources(ResourceSet::new())
+        .state(Store {
+            prefix: "notes:".into(),
+        })
+        .build()
+        .expect("valid")
+}
+
+async fn text(c: &Client, name: &str, arguments: Value) -> String {
+    let r = c
+        .request("tools/call", json!({"name": name, "arguments": arguments}))
+        .await
+        .unwrap();
+    assert_ne!(r["isError"], true, "{r}");
+    r["content"][0]["text"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn injectables_need_no_ctx() {
+    let c = Client::connect(&server()).await.unwrap();
+    let list = c.request("tools/list", json!({})).await.unwrap();
+    let props = &list["tools"][0]["inputSchema"]["properties"];
+    // `State<Store>` and `ServerHandle` are injected, not arguments.
+    assert!(props.get("store").is_none(), "{props}");
+    assert!(props.get("server").is_none(), "{props}");
+    assert!(text(&c, "list", json!({})).await.starts_with("notes:"));
+}
+
+#[tokio::test]
+async fn defaults_are_in_the_schema_and_filled_in() {
+    let c = Client::connect(&server()).await.unwrap();
+    let list = c.request("tools/list", json!({})).await.unwrap();
+    let schema = &list["tools"][0]["inputSchema"];
+    let props = &schema["properties"];
+    assert_eq!(props["limit"]["default"], 10, "{schema}");
+    assert_eq!(props["limit"]["type"], "integer", "{schema}");
+    assert_eq!(props["limit"]["description"], "How many notes.", "{schema}");
+    assert_eq!(props["tag"]["default"], "all", "{schema}");
+    assert_eq!(props["page"]["default"], 2, "{schema}");
+    // Optional: nothing is required.
+    assert!(schema.get("required").is_none(), "{schema}");
+
+    assert_eq!(
+        text(&c, "list", json!({})).await,
+        "notes: limit=10 tag=all page=Some(2) query=None"
+    );
+    assert_eq!(
+        text(
+            &c,
+            "list",
+            json!({"limit": 3, "tag": "work", "page": 5, "query": "q"})
+        )
+        .await,
+        "notes: limit=3 tag=work page=Some(5) query=Some(\"q\")"
+    );
+    // The type is still checked.
+    let r = c
+        .request(
+            "tools/call",
+            json!({"name": "list", "arguments": {"limit": "x"}}),
+        )
+        .await;
+    assert!(
+        r.as_ref().is_err() || r.as_ref().unwrap()["isError"] == true,
+        "{r:?}"
+    );
+}
+
+#[tokio::test]
+async fn prompt_defaults_make_the_argument_optional() {
+    let c = Client::connect(&server()).await.unwrap();
+    let list = c.request("prompts/list", json!({})).await.unwrap();
+    let arg = &list["prompts"][0]["arguments"][0];
+    assert_eq!(arg["name"], "style", "{list}");
+    assert_ne!(arg["required"], true, "{list}");
+    let r = c
+        .request("prompts/get", json!({"name": "summary"}))
+        .await
+        .unwrap();
+    assert_eq!(r["messages"][0]["content"]["text"], "style=short", "{r}");
+    let r = c
+        .request(
+            "prompts/get",
+            json!({"name": "summary", "arguments": {"style": "long"}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(r["messages"][0]["content"]["text"], "style=long", "{r}");
+}
+
+mod other {
+    use super::*;
+
+    /// Another `list`, elsewhere (unregistered, as if from another crate).
+    #[tool(name = "list", register = false)]
+    pub(crate) fn list_again() -> String {
+        String::new()
+    }
+}
+
+#[test]
+fn duplicate_names_are_a_readable_build_error() {
+    let e = Server::builder()
+        .tools(tools![list, other::list_again])
+        .prompts(prompts![summary])
+        .resources(ResourceSet::new())
+        .state(Store {
+            prefix: String::new(),
+        })
+        .build()
+        .unwrap_err();
+    // `unwrap()`'s output: the sentence, with both places.
+    let shown = format!("{e:?}");
+    assert!(
+        shown.starts_with("duplicate tool `list`: defined at "),
+        "{shown}"
+    );
+    assert_eq!(shown.matches("tests/authoring.rs:").count(), 2, "{shown}");
+}
+
+#[test]
+fn a_state_never_registered_is_a_build_error() {
+    let e = Server::builder()
+        .tools(tools![list])
+        .prompts(prompts![summary])
+        .resources(ResourceSet::new())
+        .build()
+        .unwrap_err();
+    let shown = e.to_string();
+    assert!(
+        shown.starts_with("tool `list` (tests/authoring.rs:"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("takes `State<authoring::Store>`, but no state of that type is registered"),
+        "{shown}"
+    );
+    assert!(
+        matches!(e, mcp_framework::Error::MissingState { .. }),
+        "{e:?}"
+    );
+}
