@@ -1,9 +1,12 @@
 //! What an author meets writing tools (issue 43), checked on the wire (2026-07-28, the
 //! stdio wire format over an in-memory pipe): the framework's injectables without
-//! `#[ctx]`, default values, mistakes `build()` reports.
+//! `#[ctx]`, default values, mistakes `build()` reports, `confirm`.
 
 use mcp_framework::client::Client;
-use mcp_framework::{ResourceSet, Server, ServerHandle, State, prompt, prompts, tool, tools};
+use mcp_framework::protocol::{ElicitRequestParams, ElicitResult};
+use mcp_framework::{
+    Context, ResourceSet, Server, ServerHandle, State, ToolError, prompt, prompts, tool, tools,
+};
 use serde_json::{Value, json};
 
 /// The application's state.
@@ -180,5 +183,79 @@ fn a_state_never_registered_is_a_build_error() {
     assert!(
         matches!(e, mcp_framework::Error::MissingState { .. }),
         "{e:?}"
+    );
+}
+
+/// Deletes a note, once the user agrees.
+#[tool(register = false)]
+async fn delete(id: u32, cx: Context) -> Result<String, ToolError> {
+    if cx.confirm(format!("Delete note {id}?")).await? {
+        Ok(format!("deleted {id}"))
+    } else {
+        Ok("kept".into())
+    }
+}
+
+fn confirming_server() -> Server {
+    Server::builder()
+        .tools(tools![delete])
+        .prompts(prompts![])
+        .resources(ResourceSet::new())
+        .build()
+        .expect("valid")
+}
+
+#[tokio::test]
+async fn confirm_is_a_form_without_fields() {
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    let c = Client::builder()
+        .on_elicit(move |p| {
+            let log = log.clone();
+            async move {
+                let ElicitRequestParams::Form(form) = &p else {
+                    panic!("a form")
+                };
+                let answer = form.message == "Delete note 3?";
+                log.lock()
+                    .unwrap()
+                    .push(serde_json::to_value(&form.requested_schema).unwrap());
+                if answer {
+                    ElicitResult::accept(Some(serde_json::Map::new()))
+                } else {
+                    ElicitResult::decline()
+                }
+            }
+        })
+        .connect(&confirming_server())
+        .await
+        .unwrap();
+    // `call_tool` answers the input requests (MRTR rounds) through the callback.
+    let r = c.call_tool("delete", json!({"id": 3})).await.unwrap();
+    assert_eq!(r.content[0].as_text(), Some("deleted 3"));
+    let r = c.call_tool("delete", json!({"id": 4})).await.unwrap();
+    assert_eq!(r.content[0].as_text(), Some("kept"));
+    assert_eq!(
+        seen.lock().unwrap()[0],
+        json!({"type": "object", "properties": {}})
+    );
+}
+
+#[tokio::test]
+async fn a_missing_capability_is_named_in_the_message() {
+    // A client without elicitation.
+    let c = Client::connect(&confirming_server()).await.unwrap();
+    let e = c
+        .request(
+            "tools/call",
+            json!({"name": "delete", "arguments": {"id": 3}}),
+        )
+        .await
+        .unwrap_err();
+    let shown = e.to_string();
+    assert!(shown.contains("-32021"), "{shown}");
+    assert!(
+        shown.contains("Missing required client capability `elicitation.form`"),
+        "{shown}"
     );
 }

@@ -82,6 +82,17 @@ impl Context {
         form.map(read_form::<T>)
     }
 
+    /// Asks the user a yes-or-no question: a form with no fields, whose acceptance is
+    /// `true` and whose refusal or dismissal is `false` (`ctx.confirm("Delete note 3?")`).
+    /// Requires the client's `elicitation` capability, as [`elicit`](Self::elicit) does.
+    pub fn confirm(&self, message: impl Into<String>) -> Ask<'_, bool> {
+        let mut schema = JsonObject::new();
+        schema.insert("type".into(), Value::String("object".into()));
+        schema.insert("properties".into(), Value::Object(JsonObject::new()));
+        self.elicit_with_schema(message, schema)
+            .map(read_confirmation)
+    }
+
     /// Form elicitation with a hand-written `requestedSchema`.
     pub fn elicit_with_schema(
         &self,
@@ -331,6 +342,10 @@ fn read_form<T: DeserializeOwned>(
         Elicitation::Decline => Elicitation::Decline,
         Elicitation::Cancel => Elicitation::Cancel,
     })
+}
+
+fn read_confirmation(outcome: Elicitation<JsonObject>) -> Result<bool, String> {
+    Ok(outcome.accepted().is_some())
 }
 
 fn read_url(answer: Value) -> Result<Elicitation<()>, String> {

@@ -247,14 +247,43 @@ impl ErrorObject {
 
     /// `-32021 MissingRequiredClientCapability` listing what is missing.
     pub fn missing_capability(required: Value) -> Self {
-        Self::new(
-            codes::MISSING_REQUIRED_CLIENT_CAPABILITY,
-            "Missing required client capability",
-        )
-        .with_data(Value::Object(serde_json::Map::from_iter([(
-            "requiredCapabilities".to_owned(),
-            required,
-        )])))
+        // Clients show the message only: it names the capabilities (`elicitation.form`).
+        let mut names = Vec::new();
+        capability_names(&required, &mut String::new(), &mut names);
+        let message = match names.as_slice() {
+            [] => "Missing required client capability".to_owned(),
+            [one] => format!("Missing required client capability `{one}`"),
+            many => format!(
+                "Missing required client capabilities {}",
+                many.iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        Self::new(codes::MISSING_REQUIRED_CLIENT_CAPABILITY, message).with_data(Value::Object(
+            serde_json::Map::from_iter([("requiredCapabilities".to_owned(), required)]),
+        ))
+    }
+}
+
+/// The dotted paths of a capabilities object's leaves (`{"elicitation": {"form": {}}}`:
+/// `elicitation.form`).
+fn capability_names(value: &Value, prefix: &mut String, out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) if !map.is_empty() => {
+            for (key, inner) in map {
+                let len = prefix.len();
+                if !prefix.is_empty() {
+                    prefix.push('.');
+                }
+                prefix.push_str(key);
+                capability_names(inner, prefix, out);
+                prefix.truncate(len);
+            }
+        }
+        _ if !prefix.is_empty() => out.push(prefix.clone()),
+        _ => {}
     }
 }
 
@@ -535,6 +564,24 @@ fn itoa_buf(n: i64) -> ItoaBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_missing_capability_is_named_in_the_message() {
+        let e = ErrorObject::missing_capability(serde_json::json!({"elicitation": {"form": {}}}));
+        assert_eq!(
+            e.message,
+            "Missing required client capability `elicitation.form`"
+        );
+        let e = ErrorObject::missing_capability(serde_json::json!({"sampling": {}, "roots": {}}));
+        assert_eq!(
+            e.message,
+            "Missing required client capabilities `sampling`, `roots`"
+        );
+        assert_eq!(
+            e.data.unwrap()["requiredCapabilities"],
+            serde_json::json!({"sampling": {}, "roots": {}})
+        );
+    }
 
     #[allow(clippy::result_large_err)]
     fn classify(s: &str) -> Result<Incoming, Rejected> {
