@@ -1,11 +1,12 @@
 //! What an author meets writing tools (issue 43), checked on the wire (2026-07-28, the
 //! stdio wire format over an in-memory pipe): the framework's injectables without
-//! `#[ctx]`, default values, mistakes `build()` reports, `confirm`.
+//! `#[ctx]`, default values, mistakes `build()` reports, `confirm`, `#[tool_impl]` methods.
 
 use mcp_framework::client::Client;
 use mcp_framework::protocol::{ElicitRequestParams, ElicitResult};
 use mcp_framework::{
-    Context, ResourceSet, Server, ServerHandle, State, ToolError, prompt, prompts, tool, tools,
+    Context, ResourceSet, Server, ServerHandle, State, ToolError, prompt, prompts, tool, tool_impl,
+    tools,
 };
 use serde_json::{Value, json};
 
@@ -257,5 +258,94 @@ async fn a_missing_capability_is_named_in_the_message() {
     assert!(
         shown.contains("Missing required client capability `elicitation.form`"),
         "{shown}"
+    );
+}
+
+/// A notebook: its tools are methods.
+#[derive(Default)]
+struct Notebook {
+    notes: std::sync::Mutex<Vec<String>>,
+}
+
+#[tool_impl]
+impl Notebook {
+    /// Adds a note.
+    #[tool(title = "Add a note", register = false)]
+    async fn add(
+        &self,
+        /// The note's text.
+        text: String,
+        /// How many times.
+        #[arg(default = 1)]
+        times: usize,
+    ) -> String {
+        let mut notes = self.notes.lock().unwrap();
+        for _ in 0..times {
+            notes.push(text.clone());
+        }
+        format!("{} notes", notes.len())
+    }
+
+    /// Counts the notes.
+    #[tool(read_only, register = false)]
+    fn count(&self, cx: Context) -> usize {
+        let _ = cx;
+        self.notes.lock().unwrap().len()
+    }
+
+    /// Not a tool.
+    fn helper(&self) -> usize {
+        self.notes.lock().unwrap().len()
+    }
+}
+
+#[tokio::test]
+async fn methods_are_tools_with_their_receiver_from_the_state() {
+    let server = Server::builder()
+        .tools(Notebook::tool_set())
+        .prompts(prompts![])
+        .resources(ResourceSet::new())
+        .state(Notebook::default())
+        .build()
+        .expect("valid");
+    let c = Client::connect(&server).await.unwrap();
+    let list = c.request("tools/list", json!({})).await.unwrap();
+    let tools = list["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 2, "{list}");
+    let add = tools.iter().find(|t| t["name"] == "add").unwrap();
+    assert_eq!(add["title"], "Add a note");
+    assert_eq!(add["description"], "Adds a note.");
+    // The schema a `#[tool]` function with these parameters would have.
+    let schema = &add["inputSchema"];
+    assert_eq!(
+        schema["properties"]["text"],
+        json!({"type": "string", "description": "The note's text."})
+    );
+    assert_eq!(schema["properties"]["times"]["default"], 1, "{schema}");
+    assert_eq!(schema["properties"]["times"]["type"], "integer", "{schema}");
+    assert_eq!(schema["required"], json!(["text"]), "{schema}");
+    assert!(schema["properties"].get("__mcp_self").is_none(), "{schema}");
+    assert_eq!(text(&c, "add", json!({"text": "a"})).await, "1 notes");
+    assert_eq!(
+        text(&c, "add", json!({"text": "b", "times": 2})).await,
+        "3 notes"
+    );
+    let r = c
+        .request("tools/call", json!({"name": "count", "arguments": {}}))
+        .await
+        .unwrap();
+    assert_eq!(r["structuredContent"]["result"], 3, "{r}");
+    assert_eq!(Notebook::default().helper(), 0);
+
+    // Without the state, `build()` says what to register.
+    let e = Server::builder()
+        .tools(Notebook::tool_set())
+        .prompts(prompts![])
+        .resources(ResourceSet::new())
+        .build()
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("takes `State<authoring::Notebook>`"),
+        "{e}"
     );
 }

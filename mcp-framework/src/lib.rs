@@ -67,7 +67,7 @@ pub use error::{ContextError, Error, ToolError};
 pub use events::{ChangeEvent, EventBus, LocalBus, TaskEvent};
 pub use future::BoxFuture;
 pub use location::Location;
-pub use mcp_macros::{prompt, resource, skills, tool};
+pub use mcp_macros::{prompt, resource, skills, tool, tool_impl};
 pub use mrtr::StateKey;
 pub use outcome::{
     Blob, IntoPromptResult, IntoResourceContents, IntoToolResult, Json, StructuredOutput,

@@ -115,6 +115,77 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     finish(out, item)
 }
 
+/// Serves the `#[tool]` methods of an `impl` block: each takes `&self`, which is the
+/// server's state of the type (registered with `ServerBuilder::state`; `build()` refuses a
+/// server without it). Schemas, options, registration and diagnostics are those of
+/// `#[tool]` functions; `Type::tool_set()` gives the tools as a `ToolSet` for explicit
+/// sets.
+///
+/// ```
+/// use std::sync::Mutex;
+/// use mcp_framework::{Server, tool, tool_impl};
+///
+/// #[derive(Default)]
+/// struct Notes {
+///     notes: Mutex<Vec<String>>,
+/// }
+///
+/// #[tool_impl]
+/// impl Notes {
+///     /// Adds a note.
+///     #[tool]
+///     async fn add(&self, text: String) -> String {
+///         let mut notes = self.notes.lock().unwrap();
+///         notes.push(text);
+///         format!("{} notes", notes.len())
+///     }
+/// }
+///
+/// # fn main() {
+/// let server = Server::builder().state(Notes::default()).build().unwrap();
+/// # let _ = Notes::tool_set();
+/// # }
+/// ```
+///
+/// # Grammar
+///
+/// ```text
+/// #[tool_impl]
+/// impl Type {                      a named type, without generics
+///     #[tool(option, …)]           the options of #[tool]
+///     [async] fn name(&self, parameter, …) [-> Output] { … }
+///     …                            other items are left as they are
+/// }
+/// ```
+///
+/// ```compile_fail
+/// use mcp_framework::{tool, tool_impl};
+///
+/// struct Notes;
+///
+/// #[tool_impl]
+/// impl Notes {
+///     /// Clears.
+///     #[tool]
+///     fn clear(&mut self) {} // error: a #[tool] method takes `&self`
+/// }
+/// # fn main() {}
+/// ```
+#[proc_macro_attribute]
+pub fn tool_impl(args: TokenStream, item: TokenStream) -> TokenStream {
+    let item = proc_macro2::TokenStream::from(item);
+    match parse::tool_impl(args.into(), item.clone()) {
+        Ok(m) => debug("tool_impl", &m.type_ident, expand::tool_impl(&m)).into(),
+        Err(e) => {
+            // The errors, and the block as written minus the `#[tool]` attributes (so that
+            // `#[tool]` does not report the methods again).
+            let mut tokens = e.to_compile_error();
+            tokens.extend(parse::fallback_impl(item));
+            tokens.into()
+        }
+    }
+}
+
 /// Turns a function into an MCP prompt.
 ///
 /// The parameters are the prompt's arguments (doc comments become their descriptions;

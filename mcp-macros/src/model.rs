@@ -27,6 +27,32 @@ pub(crate) struct TaskModel {
     pub(crate) start: Option<&'static str>,
 }
 
+/// Everything a `#[tool_impl]` expands from.
+pub(crate) struct ToolImplModel {
+    /// The block, without the `#[tool]` attributes and the parameter attributes the macros
+    /// own.
+    pub(crate) item: syn::ItemImpl,
+    pub(crate) self_ty: Type,
+    /// The type's name (the module of its tools is named after it).
+    pub(crate) type_ident: Ident,
+    pub(crate) methods: Vec<MethodTool>,
+}
+
+/// A `#[tool]` method: what its generated `#[tool]` function is made of.
+pub(crate) struct MethodTool {
+    /// The attribute's path as written (`tool`, `mcp_framework::tool`): the generated
+    /// function uses it (so the user's import is used, and a renamed one works).
+    pub(crate) path: Path,
+    /// The `#[tool(…)]` arguments, as written.
+    pub(crate) args: proc_macro2::TokenStream,
+    /// The method's doc comment.
+    pub(crate) docs: Vec<syn::Attribute>,
+    /// Its signature (`Self` in the return type spelled as the type).
+    pub(crate) sig: syn::Signature,
+    /// Its parameters after `&self`, with their attributes, `Self` spelled as the type.
+    pub(crate) params: Vec<syn::PatType>,
+}
+
 /// Everything a `#[prompt]` expands from.
 pub(crate) struct PromptModel {
     pub(crate) common: Common,

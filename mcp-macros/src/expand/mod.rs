@@ -6,10 +6,13 @@
 //! path is absolute (`::core`, `::std`, or `__mcp`, an alias of the runtime's
 //! `__private` module); generated names start with `__mcp_`.
 
+mod methods;
 mod prompt;
 mod resource;
 mod tool;
 mod ui;
+
+pub(crate) use methods::tool_impl;
 
 pub(crate) use prompt::prompt;
 pub(crate) use resource::{html_view, resource};

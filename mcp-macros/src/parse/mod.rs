@@ -3,6 +3,7 @@
 //! pass ([`Errors`]).
 
 mod header;
+mod methods;
 mod params;
 mod prompt;
 mod resource;
@@ -11,6 +12,7 @@ mod template;
 mod tool;
 mod ui;
 
+pub(crate) use methods::tool_impl;
 pub(crate) use prompt::prompt;
 pub(crate) use resource::{html_view, resource};
 pub(crate) use tool::tool;
@@ -298,6 +300,26 @@ fn common(
         register: args.register.unwrap_or(true),
         krate: args.krate.unwrap_or_else(|| parse_quote!(::mcp_framework)),
     }
+}
+
+/// A `#[tool_impl]` block on the error path: as written, minus the `#[tool]` attributes
+/// and the parameter attributes the macros own (so that rustc does not report them).
+pub(crate) fn fallback_impl(item: TokenStream) -> TokenStream {
+    let Ok(mut block) = syn::parse2::<syn::ItemImpl>(item.clone()) else {
+        return item;
+    };
+    for impl_item in &mut block.items {
+        if let syn::ImplItem::Fn(f) = impl_item {
+            f.attrs
+                .retain(|a| a.path().segments.last().is_none_or(|s| s.ident != "tool"));
+            for arg in &mut f.sig.inputs {
+                if let FnArg::Typed(pt) = arg {
+                    pt.attrs.retain(|a| !is_owned_param_attr(a));
+                }
+            }
+        }
+    }
+    block.into_token_stream()
 }
 
 /// `#[doc]`, `#[ctx]`, `#[arg]`, `#[header]`, `#[complete]` on a parameter.

@@ -150,7 +150,13 @@ fn check_signature(kind: Kind, item: &ItemFn, acc: &mut Errors) {
     };
     if let Some(receiver) = sig.receiver() {
         err(
-            format!("{attr} goes on free functions, not methods"),
+            if kind == Kind::Tool {
+                "#[tool] goes on free functions; for methods taking `&self`, put \
+                 `#[tool_impl]` on the `impl` block"
+                    .to_owned()
+            } else {
+                format!("{attr} goes on free functions, not methods")
+            },
             receiver,
         );
     }

@@ -538,7 +538,7 @@ mod tests {
         );
         let all = e.join("\n");
         for needle in [
-            "goes on free functions, not methods",
+            "for methods taking `&self`, put `#[tool_impl]` on the `impl` block",
             "cannot be generic",
             "cannot be `unsafe`",
             "`extern` ABI",
