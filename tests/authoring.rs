@@ -349,3 +349,80 @@ async fn methods_are_tools_with_their_receiver_from_the_state() {
         "{e}"
     );
 }
+
+/// Pages through notes.
+#[tool(register = false)]
+fn page(
+    /// The page.
+    number: Option<u32>,
+    /// A cursor.
+    after: u64,
+    /// Newest first.
+    newest: Option<bool>,
+) -> String {
+    format!("{number:?} {after} {newest:?}")
+}
+
+/// Pages through notes (the standard profile: no coercion).
+#[tool(register = false, schema = "standard")]
+fn page_standard(number: Option<u32>) -> String {
+    format!("{number:?}")
+}
+
+#[tokio::test]
+async fn portable_schemas_are_portable_and_scalars_are_coerced() {
+    let server = Server::builder()
+        .tools(tools![page, page_standard])
+        .prompts(prompts![])
+        .resources(ResourceSet::new())
+        .build()
+        .expect("valid");
+    let c = Client::connect(&server).await.unwrap();
+    let list = c.request("tools/list", json!({})).await.unwrap();
+    let page = list["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "page")
+        .unwrap();
+    let props = &page["inputSchema"]["properties"];
+    // Optional: absent or `T`, not `[T, "null"]`.
+    assert_eq!(props["number"]["type"], "integer", "{props}");
+    assert_eq!(props["newest"]["type"], "boolean", "{props}");
+    // `u64`: no bound beyond JavaScript's safe integers.
+    assert!(props["after"].get("maximum").is_none(), "{props}");
+    assert_eq!(props["after"]["minimum"], 0, "{props}");
+
+    // Strings for numbers and booleans are coerced; `null` is still accepted.
+    assert_eq!(
+        text(
+            &c,
+            "page",
+            json!({"number": "2", "after": "7", "newest": "true"})
+        )
+        .await,
+        "Some(2) 7 Some(true)"
+    );
+    assert_eq!(
+        text(&c, "page", json!({"number": null, "after": 1})).await,
+        "None 1 None"
+    );
+    // A string that spells no number is refused, as before.
+    let r = c
+        .request(
+            "tools/call",
+            json!({"name": "page", "arguments": {"after": "x"}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(r["isError"], true, "{r}");
+    // Under `standard`, no coercion.
+    let r = c
+        .request(
+            "tools/call",
+            json!({"name": "page_standard", "arguments": {"number": "2"}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(r["isError"], true, "{r}");
+}

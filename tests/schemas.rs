@@ -447,6 +447,22 @@ fn validate(schema: &Value, instance: &Value) -> Result<(), String> {
     }
 }
 
+/// `value` without the `null` members its (portable, `$ref`-free) `schema` does not
+/// require, at any depth.
+fn drop_optional_nulls(value: &mut Value, schema: &Value) {
+    let Value::Object(members) = value else {
+        return;
+    };
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    members.retain(|k, v| !v.is_null() || required.contains(&k.as_str()));
+    for (k, v) in members.iter_mut() {
+        drop_optional_nulls(v, &schema["properties"][k]);
+    }
+}
+
 /// What a sample looks like as arguments and as `structuredContent` for a tool's schemas
 /// (`also` is null where the strict profile requires it).
 fn check_samples(tools: &[Tool], profile: SchemaProfile) {
@@ -454,9 +470,14 @@ fn check_samples(tools: &[Tool], profile: SchemaProfile) {
         let Some(tool) = tools.iter().find(|t| t.name == name) else {
             continue;
         };
-        let mut args = json!({"value": sample});
+        let mut args = json!({"value": sample.clone()});
         if profile == SchemaProfile::OpenAiStrict {
             args["also"] = Value::Null;
+        }
+        // Portable optional properties are absent-or-`T`: a client leaves a `None` out (the
+        // server still accepts `null`, checked against the schema as defined).
+        if profile == SchemaProfile::Portable {
+            drop_optional_nulls(&mut args, &Value::Object(tool.input_schema.clone()));
         }
         validate(&Value::Object(tool.input_schema.clone()), &args)
             .unwrap_or_else(|e| panic!("{profile}: {name}'s arguments: {e}"));
@@ -515,22 +536,23 @@ async fn portable_schemas_follow_every_rule() {
     }
     check_samples(&tools, SchemaProfile::Portable);
 
-    // Integer widths as ranges, floats as plain numbers, date-time kept, other formats gone.
+    // Integer widths as ranges (without the bounds beyond JavaScript's safe integers, which
+    // it cannot hold), floats as plain numbers, date-time kept, other formats gone.
     let numbers = &tools.iter().find(|t| t.name == "numbers_tool").unwrap();
     let props = &numbers.input_schema["properties"]["value"]["properties"];
     for (field, min, max) in [
         ("u8", json!(0), json!(255)),
         ("u16", json!(0), json!(65535)),
         ("u32", json!(0), json!(4_294_967_295_u64)),
-        ("u64", json!(0), json!(u64::MAX)),
-        ("usize", json!(0), json!(u64::MAX)),
+        ("u64", json!(0), Value::Null),
+        ("usize", json!(0), Value::Null),
         ("i8", json!(-128), json!(127)),
         ("i16", json!(-32768), json!(32767)),
         ("i32", json!(i32::MIN), json!(i32::MAX)),
-        ("i64", json!(i64::MIN), json!(i64::MAX)),
-        ("isize", json!(i64::MIN), json!(i64::MAX)),
+        ("i64", Value::Null, Value::Null),
+        ("isize", Value::Null, Value::Null),
         ("nonzero", json!(1), json!(255)),
-        ("big_nonzero", json!(1), json!(u64::MAX)),
+        ("big_nonzero", json!(1), Value::Null),
     ] {
         assert_eq!(
             (&props[field]["minimum"], &props[field]["maximum"]),

@@ -482,6 +482,82 @@ pub(crate) fn coerce_strings(
         .collect()
 }
 
+/// The scalar type a tool argument sent as a string is coerced to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Scalar {
+    Integer,
+    Number,
+    Boolean,
+}
+
+/// The top-level properties of a tool's input schema whose type is an integer, a number or
+/// a boolean, and not a string: a string sent for one of them is coerced before
+/// validation (forms such as the Inspector's send `"2"` for an `Option<u32>`).
+pub(crate) fn scalar_properties(schema: &JsonObject) -> Vec<(String, Scalar)> {
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+        return Vec::new();
+    };
+    props
+        .iter()
+        .filter_map(|(name, prop)| {
+            let prop = schema::local_ref(schema.get("$defs"), prop.get("$ref")).unwrap_or(prop);
+            if admits_string(schema, prop) {
+                return None;
+            }
+            let types: Vec<&str> = match prop.get("type") {
+                Some(Value::String(t)) => vec![t.as_str()],
+                Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+                _ => return None,
+            };
+            let scalar = if types.contains(&"integer") {
+                Scalar::Integer
+            } else if types.contains(&"number") {
+                Scalar::Number
+            } else if types.contains(&"boolean") {
+                Scalar::Boolean
+            } else {
+                return None;
+            };
+            Some((name.clone(), scalar))
+        })
+        .collect()
+}
+
+/// Replaces each string argument of a scalar property by the scalar it spells (`"2"`,
+/// `"-1.5"`, `"true"`); a string that spells none is left for the validator to refuse.
+pub(crate) fn coerce_scalars(scalars: &[(String, Scalar)], arguments: &mut Value) {
+    let Value::Object(args) = arguments else {
+        return;
+    };
+    for (name, scalar) in scalars {
+        let Some(Value::String(text)) = args.get(name) else {
+            continue;
+        };
+        let text = text.trim();
+        let value = match scalar {
+            Scalar::Integer => text
+                .parse::<i64>()
+                .map(Value::from)
+                .or_else(|_| text.parse::<u64>().map(Value::from))
+                .ok(),
+            Scalar::Number => text.parse::<i64>().map(Value::from).ok().or_else(|| {
+                text.parse::<f64>()
+                    .ok()
+                    .and_then(serde_json::Number::from_f64)
+                    .map(Value::Number)
+            }),
+            Scalar::Boolean => match text {
+                "true" => Some(Value::Bool(true)),
+                "false" => Some(Value::Bool(false)),
+                _ => None,
+            },
+        };
+        if let Some(value) = value {
+            args.insert(name.clone(), value);
+        }
+    }
+}
+
 fn admits_string(root: &JsonObject, prop: &Value) -> bool {
     if let Some(def) = schema::local_ref(root.get("$defs"), prop.get("$ref")) {
         return admits_string(root, def);
@@ -501,6 +577,28 @@ fn admits_string(root: &JsonObject, prop: &Value) -> bool {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn scalar_strings_are_coerced() {
+        let schema = json!({"type": "object", "properties": {
+            "n": {"type": ["integer", "null"]},
+            "x": {"type": "number"},
+            "b": {"type": "boolean"},
+            "s": {"type": "string"},
+            "either": {"type": ["string", "integer"]}
+        }});
+        let scalars = scalar_properties(schema.as_object().unwrap());
+        assert_eq!(scalars.len(), 3, "{scalars:?}");
+        let mut args = json!({"n": "2", "x": "-1.5", "b": "true", "s": "3", "either": "4"});
+        coerce_scalars(&scalars, &mut args);
+        assert_eq!(
+            args,
+            json!({"n": 2, "x": -1.5, "b": true, "s": "3", "either": "4"})
+        );
+        let mut args = json!({"n": "two", "x": "1e400", "b": "yes"});
+        coerce_scalars(&scalars, &mut args);
+        assert_eq!(args, json!({"n": "two", "x": "1e400", "b": "yes"}));
+    }
 
     #[test]
     fn coerces_to_declared_types() {

@@ -69,7 +69,7 @@ pub(super) fn tool(
         return Err(unknown());
     }
     access::admit(server, &carrier, &item.requirement, unknown)?;
-    let arguments = view.arguments.unwrap_or_else(|| Value::Object(Map::new()));
+    let mut arguments = view.arguments.unwrap_or_else(|| Value::Object(Map::new()));
     #[cfg(feature = "http")]
     if era.version.is_modern()
         && let Some(http) = &carrier.http
@@ -78,6 +78,8 @@ pub(super) fn tool(
     {
         return Err(Reply::bad(e));
     }
+    // Strings sent for numbers and booleans (forms do), under the non-`Standard` profiles.
+    crate::outcome::coerce_scalars(&item.scalars, &mut arguments);
     Ok(Resolved {
         id: request.id,
         name: item.name.clone(),

@@ -67,6 +67,9 @@ pub(crate) struct ToolEntry {
     /// Whether the model may list and call it (`_meta.ui.visibility` has `"model"`, or
     /// there is none): clients that render no views see only these.
     pub(crate) model_visible: bool,
+    /// Its scalar arguments, coerced from strings before validation (not under the
+    /// `Standard` profile).
+    pub(crate) scalars: Vec<(String, crate::outcome::Scalar)>,
     pub(crate) location: Location,
 }
 
@@ -156,6 +159,11 @@ impl ToolEntry {
         let ui = crate::apps::tool_meta(&mut meta, &def.ui).map_err(err)?;
 
         let chosen = def.schema_profile.unwrap_or(rules.profile);
+        let scalars = if chosen == SchemaProfile::Standard {
+            Vec::new()
+        } else {
+            crate::outcome::scalar_properties(&def.input_schema)
+        };
         let input = profile::shape(chosen, Role::Input, std::mem::take(&mut def.input_schema));
         let output = def
             .output_schema
@@ -225,6 +233,7 @@ impl ToolEntry {
             task: def.task,
             view: ui.as_ref().and_then(|u| u.resource_uri.clone()),
             model_visible: ui.as_ref().is_none_or(UiToolMeta::model_visible),
+            scalars,
             location: def.location,
         })
     }

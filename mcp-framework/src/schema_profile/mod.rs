@@ -27,7 +27,13 @@ pub(crate) fn shape(profile: SchemaProfile, role: Role, schema: JsonObject) -> S
     };
     match profile {
         SchemaProfile::Standard => {}
-        SchemaProfile::Portable => portable::apply(&mut shaped, role),
+        SchemaProfile::Portable => {
+            portable::apply(&mut shaped, role);
+            // Not under `OpenAiStrict`, which needs optional properties nullable.
+            if role == Role::Input {
+                portable::optional_without_null(&mut shaped);
+            }
+        }
         SchemaProfile::OpenAiStrict => {
             portable::apply(&mut shaped, role);
             if role == Role::Input {

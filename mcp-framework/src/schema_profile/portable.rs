@@ -41,6 +41,9 @@ pub(super) fn apply(shaped: &mut Shaped, role: Role) {
         if let Value::Object(obj) = schema {
             let seen = Seen::of(obj);
             formats(obj, &seen);
+            if seen.lower_bound || seen.upper_bound || seen.dropped_format.is_some() {
+                safe_bounds(obj);
+            }
             arrays(obj, &seen);
             if seen.true_property {
                 true_properties(obj);
@@ -146,6 +149,105 @@ fn formats(obj: &mut Map<String, Value>, seen: &Seen) {
             && !present
         {
             obj.insert(key.to_owned(), Value::Number(bound));
+        }
+    }
+}
+
+/// The largest integer a JavaScript number holds exactly (`Number.MAX_SAFE_INTEGER`).
+const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+/// Integer bounds beyond JavaScript's safe integers go (`u64`'s `maximum`,
+/// 18446744073709551615): clients written in JavaScript (the Inspector among them) cannot
+/// hold them. Dropped, not narrowed, so that every value the server accepts still fits the
+/// schema clients see; the server checks the Rust type's whole range.
+fn safe_bounds(obj: &mut Map<String, Value>) {
+    for key in ["minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"] {
+        let beyond = match obj.get(key) {
+            Some(Value::Number(n)) => n
+                .as_i64()
+                .map(|v| v.unsigned_abs())
+                .or_else(|| n.as_u64())
+                .is_some_and(|v| v > MAX_SAFE_INTEGER),
+            _ => false,
+        };
+        if beyond {
+            obj.remove(key);
+        }
+    }
+}
+
+/// Optional properties of the input schema (those not in their object's `required`) as
+/// absent-or-`T`: `type: [T, "null"]` and schemars' `anyOf: [T, {type: null}]` lose their
+/// `null` (and `enum`s their `null` member). The Inspector's strict mode warns on the
+/// nullable shapes, and its forms send `"2"` for them; a client that omits the property
+/// says the same thing. The server still accepts `null`: it validates against the schema
+/// as defined.
+pub(super) fn optional_without_null(shaped: &mut Shaped) {
+    let mut root = Value::Object(std::mem::take(&mut shaped.schema));
+    walk(&mut root, &Path::Root(""), &mut |schema, _| {
+        let Value::Object(obj) = schema else { return };
+        let required: Vec<String> = obj
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| {
+                r.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default();
+        if let Some(Value::Object(props)) = obj.get_mut("properties") {
+            for (name, prop) in props.iter_mut() {
+                if !required.contains(name)
+                    && let Value::Object(prop) = prop
+                {
+                    without_null(prop);
+                }
+            }
+        }
+    });
+    shaped.schema = match root {
+        Value::Object(obj) => obj,
+        _ => unreachable!("the walk keeps the root an object"),
+    };
+}
+
+/// One schema without `null`, when it admits something else.
+fn without_null(prop: &mut Map<String, Value>) {
+    let null = json!({"type": "null"});
+    if let Some(Value::Array(types)) = prop.get_mut("type")
+        && types.len() > 1
+    {
+        types.retain(|t| t != "null");
+        if let [only] = types.as_slice() {
+            let only = only.clone();
+            prop.insert("type".into(), only);
+        }
+    }
+    if let Some(Value::Array(values)) = prop.get_mut("enum")
+        && values.len() > 1
+    {
+        values.retain(|v| !v.is_null());
+    }
+    for key in ["anyOf", "oneOf"] {
+        let Some(Value::Array(branches)) = prop.get_mut(key) else {
+            continue;
+        };
+        if branches.len() < 2 || !branches.contains(&null) {
+            continue;
+        }
+        branches.retain(|b| *b != null);
+        // One branch left: it becomes the schema (its keywords beside the description and
+        // default the property already has).
+        let only = match branches.as_slice() {
+            [Value::Object(only)] => only.clone(),
+            _ => continue,
+        };
+        if !only.keys().any(|k| prop.contains_key(k) && k != key) {
+            prop.remove(key);
+            for (k, v) in only {
+                prop.insert(k, v);
+            }
         }
     }
 }
@@ -257,13 +359,72 @@ mod tests {
             json!({"type": "object", "properties": {
                 "a": {"type": "integer", "minimum": 0, "maximum": 255},
                 "b": {"type": "integer", "minimum": -2147483648i64, "maximum": 2147483647},
-                "c": {"type": "integer", "minimum": 1, "maximum": u64::MAX},
+                "c": {"type": "integer", "minimum": 1},
                 "d": {"type": "number"},
                 "e": {"type": "string", "format": "date-time"},
                 "f": {"type": "string"},
-                "g": {"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX},
+                "g": {"type": "integer"},
                 "h": {"type": "integer"}
             }})
+        );
+    }
+
+    #[test]
+    fn bounds_stay_within_safe_integers() {
+        let s = portable(
+            Role::Output,
+            json!({"type": "object", "properties": {
+                "a": {"type": "integer", "minimum": 0, "maximum": u64::MAX},
+                "b": {"type": "integer", "exclusiveMinimum": i64::MIN, "maximum": 10},
+                "c": {"type": "integer", "maximum": MAX_SAFE_INTEGER},
+                "d": {"type": "number", "maximum": 1.5e300}
+            }}),
+        );
+        assert_eq!(
+            Value::Object(s.schema),
+            json!({"type": "object", "properties": {
+                "a": {"type": "integer", "minimum": 0},
+                "b": {"type": "integer", "maximum": 10},
+                "c": {"type": "integer", "maximum": MAX_SAFE_INTEGER},
+                "d": {"type": "number", "maximum": 1.5e300}
+            }})
+        );
+    }
+
+    #[test]
+    fn optional_inputs_are_absent_or_t() {
+        let input = json!({"type": "object", "properties": {
+            "a": {"type": ["integer", "null"], "minimum": 0},
+            "b": {"anyOf": [{"type": "string", "enum": ["x", "y"]}, {"type": "null"}], "description": "B."},
+            "c": {"type": ["string", "null"], "enum": ["x", null]},
+            "d": {"type": ["integer", "null"]},
+            "e": {"type": "object", "properties": {"f": {"type": ["boolean", "null"]}}}
+        }, "required": ["d"]});
+        let s = portable(Role::Input, input.clone());
+        assert_eq!(
+            Value::Object(s.schema),
+            json!({"type": "object", "properties": {
+                "a": {"type": "integer", "minimum": 0},
+                "b": {"type": "string", "enum": ["x", "y"], "description": "B."},
+                "c": {"type": "string", "enum": ["x"]},
+                "d": {"type": ["integer", "null"]},
+                "e": {"type": "object", "properties": {"f": {"type": "boolean"}}}
+            }, "required": ["d"]})
+        );
+        // Outputs keep `null` (a `None` is serialized as one), and so does `OpenAiStrict`.
+        let s = portable(Role::Output, input.clone());
+        assert_eq!(
+            s.schema["properties"]["a"]["type"],
+            json!(["integer", "null"])
+        );
+        let s = shape(
+            SchemaProfile::OpenAiStrict,
+            Role::Input,
+            input.as_object().unwrap().clone(),
+        );
+        assert_eq!(
+            s.schema["properties"]["a"]["type"],
+            json!(["integer", "null"])
         );
     }
 
