@@ -83,14 +83,22 @@ mod skills;
 ///
 /// parameter:
 ///     [/// doc] name: Type                 an argument; the doc is its description
+///     [/// doc] #[arg(default = expr)] name: Type
+///                                          optional, `default` in the schema, `expr`
+///                                          (of the parameter's type) when absent
 ///     [/// doc] #[header("Name")] name: T  also sent as the `Mcp-Param-Name` HTTP header
 ///                                          (T: string, integer or bool, maybe in Option)
-///     #[ctx] name: T | name: Context       injected (`FromContext`), not an argument
+///     name: Context | State<T> | ServerHandle | CancellationToken | Option<Principal>
+///                                          injected, not an argument (no attribute)
+///     #[ctx] name: T                       injected (`T: FromContext`), not an argument
+///     #[arg] name: T                       an argument, whatever `T` is called
 /// ```
 ///
 /// `&str`, `&[T]` and `&T` parameters are decoded as `String`, `Vec<T>` and `T`. The
-/// function must be a free function (not a method), without generics, `unsafe` or ABI;
-/// parameters are plain names.
+/// function must be a free function (methods taking `&self` go in a `#[tool_impl]` block),
+/// without generics, `unsafe` or ABI; parameters are plain names. A tool without a doc
+/// comment or `description` warns (a `deprecated` lint); two registered tools of one name in
+/// one crate are a compile error.
 ///
 /// The signature is checked against the tool's schema profile (its `schema = …`, else
 /// `portable`): a name outside `[A-Za-z0-9_-]` or longer than 64 characters, and under
