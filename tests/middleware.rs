@@ -105,6 +105,9 @@ fn builder() -> ServerBuilder {
         .tools(tools![echo, guarded, cached, slow, nap, ask])
         .prompts(prompts![greet])
         .resources(resources![note])
+        // `slow` takes it (`build()` refuses a server without); tests that read it
+        // register their own, which replaces this one.
+        .state(Arc::new(Seen::default()))
 }
 
 // --- Talking to it over every transport and era ---------------------------------------------
