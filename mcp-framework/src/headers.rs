@@ -210,8 +210,52 @@ pub(crate) fn decode_value(raw: &[u8]) -> Result<String, String> {
     Ok(text.to_owned())
 }
 
+/// Encodes a header value as a client must (`Mcp-Name`, `Mcp-Param-*`): as it is when it
+/// is visible ASCII or inner spaces and tabs, else (non-ASCII, control characters, leading
+/// or trailing whitespace, or a value that looks like the sentinel itself) as
+/// `=?base64?…?=` of its UTF-8.
+#[cfg(feature = "client-http")]
+pub(crate) fn encode_value(value: &str) -> String {
+    use base64::Engine as _;
+    let plain = value
+        .bytes()
+        .all(|b| b == b'\t' || (0x20..=0x7e).contains(&b))
+        && value.trim_matches([' ', '\t']) == value
+        && !(value.starts_with("=?base64?") && value.ends_with("?="));
+    if plain {
+        value.to_owned()
+    } else {
+        format!(
+            "=?base64?{}?=",
+            base64::engine::general_purpose::STANDARD.encode(value)
+        )
+    }
+}
+
+/// The `Mcp-Param-{Name}` headers a client sends with a `tools/call` of a tool whose
+/// input schema mirrors `params` into headers: each present, non-null argument of the
+/// parameter's type, encoded.
+#[cfg(feature = "client-http")]
+pub(crate) fn param_headers(params: &[HeaderParam], arguments: &Value) -> Vec<(String, String)> {
+    params
+        .iter()
+        .filter_map(|p| {
+            let value = argument_at(arguments, &p.path)?;
+            let text = match (p.kind, value) {
+                (HeaderKind::String, Value::String(s)) => s.clone(),
+                (HeaderKind::Integer, Value::Number(n)) if n.is_i64() || n.is_u64() => {
+                    n.to_string()
+                }
+                (HeaderKind::Boolean, Value::Bool(b)) => b.to_string(),
+                _ => return None,
+            };
+            Some((format!("Mcp-Param-{}", p.header), encode_value(&text)))
+        })
+        .collect()
+}
+
 /// The argument value at a parameter's path, if present and not null.
-#[cfg(feature = "http")]
+#[cfg(any(feature = "http", feature = "client-http"))]
 fn argument_at<'a>(arguments: &'a Value, path: &[String]) -> Option<&'a Value> {
     let mut v = arguments;
     for key in path {
@@ -414,6 +458,24 @@ mod tests {
         assert!(!matches(HeaderKind::Integer, "43", &json!(42)));
         assert!(matches(HeaderKind::Boolean, "true", &json!(true)));
         assert!(!matches(HeaderKind::Boolean, "True", &json!(true)));
+    }
+
+    /// The spec's encoding examples (streamable-http, "Value Encoding"), and each encoded
+    /// value decodes back to what was encoded.
+    #[cfg(feature = "client-http")]
+    #[test]
+    fn encodes_values_as_the_spec_shows() {
+        for (value, wire) in [
+            ("us-west1", "us-west1"),
+            ("Hello, 世界", "=?base64?SGVsbG8sIOS4lueVjA==?="),
+            (" padded ", "=?base64?IHBhZGRlZCA=?="),
+            ("line1\nline2", "=?base64?bGluZTEKbGluZTI=?="),
+            ("=?base64?literal?=", "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="),
+        ] {
+            assert_eq!(encode_value(value), wire);
+            #[cfg(feature = "http")]
+            assert_eq!(decode_value(wire.as_bytes()).unwrap(), value);
+        }
     }
 
     #[cfg(feature = "http")]

@@ -1,6 +1,7 @@
-//! `ClientBuilder`: what a client is built with (the protocol mode, its capabilities and
-//! implementation info, the handlers for the server's questions, the timeout). Connecting
-//! is the facade's (`facade.rs`): the connection keeps the builder as its configuration.
+//! `ClientBuilder`: what a client is built with (the era it speaks or how it finds out, its
+//! capabilities and implementation info, the handlers for the server's questions, the
+//! timeouts and limits, a bearer token for HTTP). Connecting is the facade's (`facade.rs`):
+//! the connection keeps the builder as its configuration.
 
 use std::fmt;
 use std::future::Future;
@@ -13,46 +14,101 @@ use crate::protocol::{
     ElicitResult, Implementation, ProtocolVersion, Root,
 };
 
+/// Which protocol era a client speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Era {
+    /// Probe with `server/discover`, fall back to `initialize` (the spec's rule).
+    Auto,
+    /// 2026-07-28, without a probe.
+    Modern,
+    /// `initialize` with this revision, then its session.
+    Legacy(ProtocolVersion),
+}
+
 /// Configures a [`Client`](super::Client).
 #[must_use]
 pub struct ClientBuilder {
-    /// The legacy revision spoken, or `None` for modern (2026-07-28).
-    pub(super) legacy: Option<ProtocolVersion>,
+    pub(super) era: Era,
     pub(super) capabilities: ClientCapabilities,
     pub(super) info: Implementation,
     pub(super) handlers: Handlers,
     /// How long a request waits for its answer.
     pub(super) timeout: Duration,
+    /// How long the `server/discover` probe waits before the server is taken for legacy.
+    pub(super) probe_timeout: Duration,
+    /// The largest message read from the server.
+    pub(super) max_message_bytes: usize,
+    /// The bearer token of every HTTP request.
+    #[cfg_attr(not(feature = "client-http"), allow(dead_code))]
+    pub(super) bearer: Option<String>,
 }
 
 impl fmt::Debug for ClientBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ClientBuilder")
-            .field("legacy", &self.legacy)
+            .field("era", &self.era)
             .field("capabilities", &self.capabilities)
             .finish_non_exhaustive()
     }
 }
 
 impl ClientBuilder {
-    /// Modern mode, no capabilities, no handlers, a 30 s timeout.
+    /// The era found out by probing, no capabilities, no handlers, a 30 s timeout.
     pub(super) fn new() -> Self {
         Self {
-            legacy: None,
+            era: Era::Auto,
             capabilities: ClientCapabilities::default(),
             info: Implementation {
-                name: "mcp-framework-test-client".into(),
+                name: "mcp-framework-client".into(),
                 version: env!("CARGO_PKG_VERSION").into(),
                 ..Implementation::default()
             },
             handlers: Handlers::default(),
             timeout: Duration::from_secs(30),
+            probe_timeout: Duration::from_secs(10),
+            max_message_bytes: 16 << 20,
+            bearer: None,
         }
     }
 
-    /// Speak a legacy revision: `initialize` first, then use the session.
+    /// Speak a legacy revision: `initialize` first, then use the session. (By default the
+    /// client probes with `server/discover` and falls back to `initialize` with the newest
+    /// legacy revision when the server is not modern; in-process it speaks modern.)
     pub fn legacy(mut self, version: ProtocolVersion) -> Self {
-        self.legacy = Some(version);
+        self.era = Era::Legacy(version);
+        self
+    }
+
+    /// Speak 2026-07-28 without probing first.
+    pub fn modern(mut self) -> Self {
+        self.era = Era::Modern;
+        self
+    }
+
+    /// The name and version this client gives the server (`clientInfo`).
+    pub fn client_info(mut self, info: Implementation) -> Self {
+        self.info = info;
+        self
+    }
+
+    /// How long the `server/discover` probe waits before the server is taken for a legacy
+    /// one that does not answer unknown requests (default 10 s).
+    pub fn probe_timeout(mut self, timeout: Duration) -> Self {
+        self.probe_timeout = timeout;
+        self
+    }
+
+    /// The largest message the client reads from the server (default 16 MiB); a larger one
+    /// fails its request (HTTP) or closes the connection (stdio).
+    pub fn max_message_bytes(mut self, bytes: usize) -> Self {
+        self.max_message_bytes = bytes;
+        self
+    }
+
+    /// Sends `Authorization: Bearer <token>` with every HTTP request.
+    #[cfg(feature = "client-http")]
+    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
+        self.bearer = Some(token.into());
         self
     }
 

@@ -1,60 +1,83 @@
-//! The connection to the server: the in-process pipe to a `Server` (served with
-//! `serve_stream`, so over the real stdio wire format: one JSON-RPC message a line),
-//! writing messages, request ids, and the reading task that routes what the server sends: a
-//! response to the request waiting on its id (or to the listen it ends), a server-to-client
-//! request to the client's handlers, a notification to its subscription or to every
-//! `notifications()` receiver.
+//! The connection to the server, whatever carries it: request ids, the requests waiting
+//! for their response, the open listens, the era the server was found to speak, and the
+//! routing of what the server sends (`receive`): a response to the request waiting on its
+//! id (or to the listen it ends), a server-to-client request to the client's handlers, a
+//! notification to its subscription or to every `notifications()` receiver. How messages
+//! leave and arrive is the transport's (`transport/`).
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
-use tokio::sync::{Mutex, broadcast, mpsc, oneshot};
+use tokio::sync::{broadcast, mpsc, oneshot};
 
 use super::builder::ClientBuilder;
 use super::error::ClientError;
-use crate::protocol::{ErrorObject, RequestId, keys};
-use crate::server::Server;
+use super::transport::{Sink, Transport};
+use crate::protocol::{
+    ErrorObject, Implementation, ProtocolVersion, RequestId, ServerCapabilities, keys,
+};
 
-type Waiter = oneshot::Sender<Result<Value, ErrorObject>>;
+type Waiter = oneshot::Sender<Result<Value, ClientError>>;
+
+/// The era the server speaks and what it said of itself (`server/discover` or
+/// `initialize`; nothing when the client was told the era and did not ask).
+#[derive(Debug, Default)]
+pub(super) struct Handshake {
+    /// The legacy revision spoken, or `None` for modern.
+    pub(super) legacy: Option<ProtocolVersion>,
+    pub(super) info: Option<Implementation>,
+    pub(super) capabilities: Option<ServerCapabilities>,
+    pub(super) instructions: Option<String>,
+}
 
 /// One connection to a server, shared by every clone of its `Client`.
 pub(super) struct Connection {
-    write: Mutex<WriteHalf<DuplexStream>>,
+    pub(super) transport: Transport,
     /// Requests waiting for their response, by id.
     pending: std::sync::Mutex<HashMap<RequestId, Waiter>>,
     /// Open listens, by the id of their request.
     subscriptions: std::sync::Mutex<HashMap<RequestId, mpsc::UnboundedSender<Value>>>,
     notifications: broadcast::Sender<Value>,
     next_id: AtomicI64,
+    /// What the server said of itself when the era was found out. Unset until then
+    /// (requests are modern meanwhile).
+    handshake: OnceLock<Handshake>,
     /// What the client was built with.
     pub(super) config: ClientBuilder,
 }
 
 impl Connection {
-    /// Serves `server` on one end of an in-memory pipe and reads the other end.
-    pub(super) fn open(server: &Server, config: ClientBuilder) -> Arc<Self> {
-        let (client_io, server_io) = tokio::io::duplex(1 << 20);
-        let (server_read, server_write) = tokio::io::split(server_io);
-        let server = server.clone();
-        tokio::spawn(async move {
-            let _ = server.serve_stream(server_read, server_write).await;
-        });
-        let (read, write) = tokio::io::split(client_io);
+    /// A connection over `transport` (whose reading side, if it has one, is started by the
+    /// caller with [`Connection::receive`] as its sink).
+    pub(super) fn new(transport: Transport, config: ClientBuilder) -> Arc<Self> {
         let (notifications, _) = broadcast::channel(4096);
-        let conn = Arc::new(Self {
-            write: Mutex::new(write),
+        Arc::new(Self {
+            transport,
             pending: std::sync::Mutex::new(HashMap::new()),
             subscriptions: std::sync::Mutex::new(HashMap::new()),
             notifications,
             next_id: AtomicI64::new(1),
+            handshake: OnceLock::new(),
             config,
-        });
-        tokio::spawn(read_loop(conn.clone(), BufReader::new(read)));
-        conn
+        })
+    }
+
+    /// The legacy revision in use, or `None` when requests are modern.
+    pub(super) fn legacy(&self) -> Option<ProtocolVersion> {
+        self.handshake.get().and_then(|h| h.legacy)
+    }
+
+    /// What the server said of itself, once the era is known.
+    pub(super) fn handshake(&self) -> Option<&Handshake> {
+        self.handshake.get()
+    }
+
+    /// Records what the era probe or handshake found (once; later calls change nothing).
+    pub(super) fn set_handshake(&self, handshake: Handshake) {
+        let _ = self.handshake.set(handshake);
     }
 
     /// A fresh request id.
@@ -67,12 +90,28 @@ impl Connection {
         self.notifications.subscribe()
     }
 
-    /// Sends a request and waits (within the client's timeout) for its `result`.
-    pub(super) async fn send(&self, method: &str, params: Value) -> Result<Value, ClientError> {
+    /// Sends a request and waits (within the client's timeout) for its `result`; a request
+    /// that times out is cancelled.
+    pub(super) async fn send(
+        self: &Arc<Self>,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, ClientError> {
+        self.send_within(method, params, self.config.timeout).await
+    }
+
+    /// [`send`](Self::send) with its own timeout.
+    pub(super) async fn send_within(
+        self: &Arc<Self>,
+        method: &str,
+        params: Value,
+        timeout: std::time::Duration,
+    ) -> Result<Value, ClientError> {
         let (id, outcome) = self.start(method, params).await?;
-        match tokio::time::timeout(self.config.timeout, outcome).await {
+        match tokio::time::timeout(timeout, outcome).await {
             Err(_) => {
                 self.pending.lock().expect("pending").remove(&id);
+                let _ = self.cancel(&id).await;
                 Err(ClientError::Timeout)
             }
             Ok(outcome) => outcome,
@@ -81,7 +120,7 @@ impl Connection {
 
     /// Sends a request; returns its id and a future of its outcome (with no timeout).
     pub(super) async fn start(
-        &self,
+        self: &Arc<Self>,
         method: &str,
         params: Value,
     ) -> Result<
@@ -94,14 +133,14 @@ impl Connection {
         let id = self.next_id();
         let (tx, rx) = oneshot::channel();
         self.pending.lock().expect("pending").insert(id.clone(), tx);
-        self.write_request(&id, method, params).await?;
-        Ok((id, async move {
-            match rx.await {
-                Err(_) => Err(ClientError::Closed),
-                Ok(Err(e)) => Err(ClientError::Rpc(e)),
-                Ok(Ok(v)) => Ok(v),
-            }
-        }))
+        if let Err(e) = self.write_request(&id, method, params).await {
+            self.pending.lock().expect("pending").remove(&id);
+            return Err(e);
+        }
+        Ok((
+            id,
+            async move { rx.await.unwrap_or(Err(ClientError::Closed)) },
+        ))
     }
 
     /// Routes the messages of the request `id` (a listen) to a new receiver: its
@@ -119,113 +158,143 @@ impl Connection {
 
     /// Writes a request whose outcome is routed by its `id`.
     pub(super) async fn write_request(
-        &self,
+        self: &Arc<Self>,
         id: &RequestId,
         method: &str,
         params: Value,
     ) -> Result<(), ClientError> {
         let msg =
             json!({"jsonrpc": "2.0", "id": id.to_value(), "method": method, "params": params});
-        self.write(&msg).await
+        self.transport.request(self.clone(), id, method, &msg).await
     }
 
     /// Writes a notification.
-    pub(super) async fn notify(&self, method: &str, params: Value) -> Result<(), ClientError> {
-        self.write(&json!({"jsonrpc": "2.0", "method": method, "params": params}))
-            .await
+    pub(super) async fn notify(
+        self: &Arc<Self>,
+        method: &str,
+        params: Value,
+    ) -> Result<(), ClientError> {
+        let msg = json!({"jsonrpc": "2.0", "method": method, "params": params});
+        self.transport.post(&**self, msg).await
     }
 
-    /// Writes one message as one line.
-    async fn write(&self, msg: &Value) -> Result<(), ClientError> {
-        let mut bytes = serde_json::to_vec(msg).expect("messages serialize");
-        bytes.push(b'\n');
-        let mut w = self.write.lock().await;
-        w.write_all(&bytes).await.map_err(|_| ClientError::Closed)?;
-        w.flush().await.map_err(|_| ClientError::Closed)
-    }
-}
-
-/// Reads the server's lines until the pipe closes, then drops every waiter (their requests
-/// fail with `Closed`) and every subscription (their streams end).
-async fn read_loop(conn: Arc<Connection>, mut read: BufReader<ReadHalf<DuplexStream>>) {
-    let mut line = String::new();
-    loop {
-        line.clear();
-        match read.read_line(&mut line).await {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
+    /// Cancels the request `id` the way the transport and era cancel: closing its response
+    /// stream (modern HTTP), or `notifications/cancelled`.
+    pub(super) async fn cancel(self: &Arc<Self>, id: &RequestId) -> Result<(), ClientError> {
+        if self.transport.abort(&**self, id) {
+            return Ok(());
         }
-        let Ok(msg) = serde_json::from_str::<Value>(line.trim()) else {
-            continue;
-        };
+        self.notify(
+            "notifications/cancelled",
+            json!({"requestId": id.to_value()}),
+        )
+        .await
+    }
+
+    /// Routes one message the server sent.
+    pub(super) fn receive(self: &Arc<Self>, msg: Value) {
         let id = msg
             .get("id")
             .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
         let method = msg.get("method").and_then(Value::as_str).map(str::to_owned);
         match (id, method) {
-            (Some(id), None) => route_response(&conn, &id, msg),
-            (Some(id), Some(method)) => answer_request(&conn, id, method, &msg),
-            (None, Some(_)) => route_notification(&conn, msg),
+            (Some(id), None) => self.route_response(&id, msg),
+            (Some(id), Some(method)) => self.answer_request(id, method, &msg),
+            (None, Some(_)) => self.route_notification(msg),
             (None, None) => {}
         }
     }
-    conn.pending.lock().expect("pending").clear();
-    conn.subscriptions.lock().expect("subs").clear();
-}
 
-/// A response: to the request waiting on its id, or the final result of a listen closed by
-/// the server.
-fn route_response(conn: &Connection, id: &RequestId, msg: Value) {
-    let outcome = match (msg.get("result"), msg.get("error")) {
-        (Some(r), _) => Ok(r.clone()),
-        (None, Some(e)) => Err(serde_json::from_value(e.clone())
-            .unwrap_or_else(|_| ErrorObject::internal("malformed error"))),
-        _ => return,
-    };
-    let waiter = conn.pending.lock().expect("pending").remove(id);
-    if let Some(tx) = waiter {
-        let _ = tx.send(outcome);
-    } else if let Some(tx) = conn.subscriptions.lock().expect("subs").remove(id) {
-        let _ = tx.send(msg);
+    /// The transport is gone: every waiter fails with `Closed`, every listen ends.
+    pub(super) fn close_all(&self) {
+        self.pending.lock().expect("pending").clear();
+        self.subscriptions.lock().expect("subs").clear();
     }
-}
 
-/// A legacy server-to-client request: answered by the handlers, on a task of its own.
-fn answer_request(conn: &Arc<Connection>, id: RequestId, method: String, msg: &Value) {
-    let conn = conn.clone();
-    let params = msg.get("params").cloned().unwrap_or(Value::Null);
-    tokio::spawn(async move {
-        let answer = conn.config.handlers.answer(&method, params).await;
-        let mut reply = json!({"jsonrpc": "2.0", "id": id});
-        match answer {
-            Ok(result) => reply["result"] = result,
-            Err(e) => {
-                reply["error"] = serde_json::to_value(e).expect("error serializes");
-            }
+    /// A response: to the request waiting on its id, or the final result of a listen
+    /// closed by the server.
+    fn route_response(&self, id: &RequestId, msg: Value) {
+        let outcome = match (msg.get("result"), msg.get("error")) {
+            (Some(r), _) => Ok(r.clone()),
+            (None, Some(e)) => Err(ClientError::Rpc(
+                serde_json::from_value(e.clone())
+                    .unwrap_or_else(|_| ErrorObject::internal("malformed error")),
+            )),
+            _ => return,
+        };
+        let waiter = self.pending.lock().expect("pending").remove(id);
+        if let Some(tx) = waiter {
+            let _ = tx.send(outcome);
+        } else if let Some(tx) = self.subscriptions.lock().expect("subs").remove(id) {
+            let _ = tx.send(msg);
         }
-        let _ = conn.write(&reply).await;
-    });
+    }
+
+    /// A legacy server-to-client request: answered by the handlers, on a task of its own.
+    fn answer_request(self: &Arc<Self>, id: RequestId, method: String, msg: &Value) {
+        let conn = self.clone();
+        let params = msg.get("params").cloned().unwrap_or(Value::Null);
+        tokio::spawn(async move {
+            let answer = conn.config.handlers.answer(&method, params).await;
+            let mut reply = json!({"jsonrpc": "2.0", "id": id});
+            match answer {
+                Ok(result) => reply["result"] = result,
+                Err(e) => reply["error"] = serde_json::to_value(e).expect("error serializes"),
+            }
+            if let Err(e) = conn.transport.post(&*conn, reply).await {
+                tracing::debug!(target: "mcp_framework::client", "answering {method}: {e}");
+            }
+        });
+    }
+
+    /// A notification: to the subscription its `_meta` names; a server-side teardown of a
+    /// subscription (stdio: `notifications/cancelled` naming the listen) ends it; anything
+    /// else goes to every `notifications()` receiver.
+    fn route_notification(&self, msg: Value) {
+        let sub = msg
+            .pointer("/params/_meta")
+            .and_then(|m| m.get(keys::SUBSCRIPTION_ID))
+            .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
+        let routed = sub.and_then(|id| self.subscriptions.lock().expect("subs").get(&id).cloned());
+        if let Some(tx) = routed {
+            let _ = tx.send(msg);
+            return;
+        }
+        if msg["method"] == "notifications/cancelled"
+            && let Ok(id) = serde_json::from_value::<RequestId>(msg["params"]["requestId"].clone())
+            && let Some(tx) = self.subscriptions.lock().expect("subs").remove(&id)
+        {
+            let _ = tx.send(msg);
+            return;
+        }
+        let _ = self.notifications.send(msg);
+    }
 }
 
-/// A notification: to the subscription its `_meta` names; a server-side teardown of a
-/// subscription (stdio: `notifications/cancelled` naming the listen) ends it; anything
-/// else goes to every `notifications()` receiver.
-fn route_notification(conn: &Connection, msg: Value) {
-    let sub = msg
-        .pointer("/params/_meta")
-        .and_then(|m| m.get(keys::SUBSCRIPTION_ID))
-        .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
-    let routed = sub.and_then(|id| conn.subscriptions.lock().expect("subs").get(&id).cloned());
-    if let Some(tx) = routed {
-        let _ = tx.send(msg);
-        return;
+impl Sink for Connection {
+    fn deliver(self: Arc<Self>, msg: Value) {
+        self.receive(msg);
     }
-    if msg["method"] == "notifications/cancelled"
-        && let Ok(id) = serde_json::from_value::<RequestId>(msg["params"]["requestId"].clone())
-        && let Some(tx) = conn.subscriptions.lock().expect("subs").remove(&id)
-    {
-        let _ = tx.send(msg);
-        return;
+
+    fn fail(&self, id: &RequestId, error: ClientError) {
+        let waiter = self.pending.lock().expect("pending").remove(id);
+        if let Some(tx) = waiter {
+            let _ = tx.send(Err(error));
+        } else {
+            self.subscriptions.lock().expect("subs").remove(id);
+        }
     }
-    let _ = conn.notifications.send(msg);
+
+    fn is_open(&self, id: &RequestId) -> bool {
+        self.pending.lock().expect("pending").contains_key(id)
+            || self.subscriptions.lock().expect("subs").contains_key(id)
+    }
+
+    fn closed(&self) {
+        self.close_all();
+    }
+
+    fn legacy(&self) -> Option<ProtocolVersion> {
+        Self::legacy(self)
+    }
 }

@@ -1,7 +1,10 @@
-//! An in-process MCP client for tests: it talks to a [`Server`](crate::server::Server)
-//! over an in-memory pipe using the real stdio wire format, in modern (2026-07-28) or
-//! legacy mode, and answers elicitation, sampling and roots requests through callbacks
-//! (retrying MRTR requests for you, or answering legacy server-to-client requests).
+//! An MCP client: to a [`Server`](crate::server::Server) in this process (for tests, over
+//! an in-memory pipe in the real stdio wire format), to a server started as a child process
+//! over stdio, or (feature `client-http`) to a Streamable HTTP endpoint. It speaks
+//! 2026-07-28 and falls back to `initialize` for a legacy server (found out with the
+//! `server/discover` probe the spec prescribes), follows pagination, MRTR rounds and tasks,
+//! and answers elicitation, sampling and roots requests through callbacks, whichever era
+//! asks them.
 //!
 //! ```
 //! # async fn demo(server: mcp_framework::Server) -> Result<(), Box<dyn std::error::Error>> {
@@ -17,12 +20,14 @@
 // never this module, and `Client` lives in `facade.rs`.
 mod builder;
 mod connection;
+mod era;
 mod error;
 mod facade;
 mod handlers;
 mod requests;
 mod resolve;
 mod subscription;
+mod transport;
 mod typed;
 
 pub use builder::ClientBuilder;

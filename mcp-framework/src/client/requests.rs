@@ -45,7 +45,7 @@ impl Client {
     pub(super) fn meta(&self, options: &RequestOptions) -> Map<String, Value> {
         let config = &self.conn.config;
         let mut meta = options.meta.clone();
-        if config.legacy.is_none() {
+        if self.conn.legacy().is_none() {
             meta.insert(
                 keys::PROTOCOL_VERSION.into(),
                 ProtocolVersion::LATEST.as_str().into(),
@@ -109,13 +109,11 @@ impl Client {
         self.conn.send(method, params).await
     }
 
-    /// Cancels an in-flight request by id (`notifications/cancelled`).
+    /// Cancels an in-flight request by id: `notifications/cancelled`, or over modern
+    /// Streamable HTTP by closing its response stream (the request then fails with
+    /// [`ClientError::Cancelled`]).
     pub async fn cancel(&self, id: &RequestId) -> Result<(), ClientError> {
-        self.notify(
-            "notifications/cancelled",
-            json!({"requestId": id.to_value()}),
-        )
-        .await
+        self.conn.cancel(id).await
     }
 
     /// Starts a request without waiting; returns its id and a future of its outcome.

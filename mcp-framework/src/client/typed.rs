@@ -10,7 +10,7 @@ use super::facade::Client;
 use super::requests::RequestOptions;
 use crate::protocol::{
     CallToolResult, CompleteResult, DiscoverResult, GetPromptResult, Prompt, ReadResourceResult,
-    Resource, ResourceTemplate, Tool,
+    Resource, ResourceTemplate, Tool, codes,
 };
 
 impl Client {
@@ -82,10 +82,21 @@ impl Client {
         options: &RequestOptions,
     ) -> Result<CallToolResult, ClientError> {
         let params = json!({"name": name, "arguments": arguments});
-        decode(
-            self.request_resolving("tools/call", params, options)
-                .await?,
-        )
+        match self
+            .request_resolving("tools/call", params.clone(), options)
+            .await
+        {
+            // The tool mirrors arguments into headers this client has not learnt (or its
+            // schema changed): list the tools, as the spec asks, and retry once.
+            Err(ClientError::Rpc(e)) if e.code == codes::HEADER_MISMATCH => {
+                self.list_tools().await?;
+                decode(
+                    self.request_resolving("tools/call", params, options)
+                        .await?,
+                )
+            }
+            outcome => decode(outcome?),
+        }
     }
 
     /// Gets a prompt.
