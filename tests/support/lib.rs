@@ -151,6 +151,8 @@ mod guide {
     struct Legacy;
     #[doc = include_str!("../../guide/src/testing.md")]
     struct Testing;
+    #[doc = include_str!("../../guide/src/client.md")]
+    struct TheClient;
     #[doc = include_str!("../../guide/src/tasks.md")]
     struct Tasks;
     #[doc = include_str!("../../guide/src/skills.md")]
