@@ -81,6 +81,14 @@ pub enum Error {
     /// Invalid server configuration.
     #[error("invalid configuration: {0}")]
     Config(String),
+    /// An upstream server of a proxy could not be reached or listed.
+    #[error("upstream `{name}`: {message}")]
+    Upstream {
+        /// The upstream's name (its prefix).
+        name: String,
+        /// What went wrong.
+        message: String,
+    },
     /// Invalid command line (see [`ServerBuilder::run`](crate::ServerBuilder::run)).
     #[error("{0}")]
     Usage(String),

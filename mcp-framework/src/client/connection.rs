@@ -45,6 +45,8 @@ pub(super) struct Connection {
     /// What the server said of itself when the era was found out. Unset until then
     /// (requests are modern meanwhile).
     handshake: OnceLock<Handshake>,
+    /// Cancelled when the transport is gone.
+    closed: tokio_util::sync::CancellationToken,
     /// What the client was built with.
     pub(super) config: ClientBuilder,
 }
@@ -61,6 +63,7 @@ impl Connection {
             notifications,
             next_id: AtomicI64::new(1),
             handshake: OnceLock::new(),
+            closed: tokio_util::sync::CancellationToken::new(),
             config,
         })
     }
@@ -108,7 +111,14 @@ impl Connection {
         timeout: std::time::Duration,
     ) -> Result<Value, ClientError> {
         let (id, outcome) = self.start(method, params).await?;
-        match tokio::time::timeout(timeout, outcome).await {
+        // Dropped before its answer (the caller gave up): the request is cancelled.
+        let mut guard = CancelOnDrop {
+            conn: self.clone(),
+            id: Some(id),
+        };
+        let outcome = tokio::time::timeout(timeout, outcome).await;
+        let id = guard.id.take().expect("armed until here");
+        match outcome {
             Err(_) => {
                 self.pending.lock().expect("pending").remove(&id);
                 let _ = self.cancel(&id).await;
@@ -209,6 +219,12 @@ impl Connection {
     pub(super) fn close_all(&self) {
         self.pending.lock().expect("pending").clear();
         self.subscriptions.lock().expect("subs").clear();
+        self.closed.cancel();
+    }
+
+    /// Completes once the transport is gone.
+    pub(super) async fn closed(&self) {
+        self.closed.cancelled().await;
     }
 
     /// A response: to the request waiting on its id, or the final result of a listen
@@ -268,6 +284,25 @@ impl Connection {
             return;
         }
         let _ = self.notifications.send(msg);
+    }
+}
+
+/// Cancels the request `id` unless disarmed (its `id` taken) first.
+struct CancelOnDrop {
+    conn: Arc<Connection>,
+    id: Option<RequestId>,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else { return };
+        self.conn.pending.lock().expect("pending").remove(&id);
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let conn = self.conn.clone();
+            runtime.spawn(async move {
+                let _ = conn.cancel(&id).await;
+            });
+        }
     }
 }
 

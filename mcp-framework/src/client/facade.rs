@@ -75,6 +75,12 @@ impl Client {
             .and_then(|h| h.instructions.as_deref())
     }
 
+    /// Completes once the connection is gone: the server's process exited or closed its
+    /// output (stdio), or [`close`](Self::close) was called.
+    pub async fn closed(&self) {
+        self.conn.closed().await;
+    }
+
     /// Ends the connection: a child process gets its stdin closed and 2 s to exit before
     /// it is killed; a legacy HTTP session is deleted; open streams are closed. Requests
     /// still waiting fail with [`ClientError::Closed`].

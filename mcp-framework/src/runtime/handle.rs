@@ -2,7 +2,7 @@
 //! then a change event on the bus) and the shutdown signal.
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use super::state::ServerInner;
 use crate::catalog::Catalog;
@@ -27,9 +27,42 @@ impl fmt::Debug for ServerHandle {
     }
 }
 
+/// Names of served items (tools, prompts, and resource URIs or templates).
+#[derive(Debug, Default, Clone)]
+#[cfg_attr(not(feature = "proxy"), allow(dead_code))]
+pub(crate) struct ItemNames {
+    pub(crate) tools: Vec<String>,
+    pub(crate) prompts: Vec<String>,
+    pub(crate) resources: Vec<String>,
+}
+
+/// A handle that does not keep its server alive (what a task following another server's
+/// catalog holds): [`upgrade`](Self::upgrade) it for each change.
+#[derive(Clone)]
+#[cfg_attr(not(feature = "proxy"), allow(dead_code))]
+pub(crate) struct WeakServerHandle {
+    inner: Weak<ServerInner>,
+}
+
+#[cfg_attr(not(feature = "proxy"), allow(dead_code))]
+impl WeakServerHandle {
+    /// The server's handle, while the server exists.
+    pub(crate) fn upgrade(&self) -> Option<ServerHandle> {
+        self.inner.upgrade().map(ServerHandle::from_inner)
+    }
+}
+
 impl ServerHandle {
     pub(crate) fn from_inner(inner: Arc<ServerInner>) -> Self {
         Self { inner }
+    }
+
+    /// A handle that does not keep the server alive.
+    #[cfg_attr(not(feature = "proxy"), allow(dead_code))]
+    pub(crate) fn downgrade(&self) -> WeakServerHandle {
+        WeakServerHandle {
+            inner: Arc::downgrade(&self.inner),
+        }
     }
 
     /// The handle of the server a request runs on.
@@ -86,6 +119,74 @@ impl ServerHandle {
             c.with(Some(rest), None, None, None).map(Some)
         })
         .unwrap_or(false)
+    }
+
+    /// Replaces items in one change: the tools, prompts and resources (URIs or templates)
+    /// named in `out` go, the sets come (what a proxy does when its upstream's lists
+    /// change). Listeners hear once for each kind that changed.
+    #[cfg_attr(not(feature = "proxy"), allow(dead_code))]
+    pub(crate) fn replace_items(
+        &self,
+        out: &ItemNames,
+        tools: ToolSet,
+        prompts: PromptSet,
+        resources: ResourceSet,
+    ) -> Result<(), Error> {
+        let tools = tools.into_entries(self.inner.tool_rules())?;
+        let prompts = prompts.into_entries()?;
+        let (fixed, templates) = resources.into_entries()?;
+        let _guard = self.inner.change_lock.lock().expect("change lock");
+        let c = self.inner.catalog.load();
+        let all_tools: Vec<_> = c
+            .tools
+            .iter()
+            .filter(|t| !out.tools.iter().any(|n| *n == t.tool.name))
+            .cloned()
+            .chain(tools)
+            .collect();
+        let all_prompts: Vec<_> = c
+            .prompts
+            .iter()
+            .filter(|p| !out.prompts.iter().any(|n| *n == p.prompt.name))
+            .cloned()
+            .chain(prompts)
+            .collect();
+        let all_resources: Vec<_> = c
+            .resources
+            .iter()
+            .filter(|r| !out.resources.iter().any(|n| *n == r.resource.uri))
+            .cloned()
+            .chain(fixed)
+            .collect();
+        let all_templates: Vec<_> = c
+            .templates
+            .iter()
+            .filter(|t| !out.resources.iter().any(|n| *n == t.template.uri_template))
+            .cloned()
+            .chain(templates)
+            .collect();
+        let changed = [
+            (all_tools.len() != c.tools.len() || !out.tools.is_empty())
+                .then_some(ChangeEvent::ToolsChanged),
+            (all_prompts.len() != c.prompts.len() || !out.prompts.is_empty())
+                .then_some(ChangeEvent::PromptsChanged),
+            (all_resources.len() != c.resources.len()
+                || all_templates.len() != c.templates.len()
+                || !out.resources.is_empty())
+            .then_some(ChangeEvent::ResourcesChanged),
+        ];
+        let next = c.with(
+            Some(all_tools),
+            Some(all_prompts),
+            Some(all_resources),
+            Some(all_templates),
+        )?;
+        self.inner.catalog.store(Arc::new(next));
+        drop(_guard);
+        for event in changed.into_iter().flatten() {
+            self.inner.bus.publish(event);
+        }
+        Ok(())
     }
 
     /// Whether a tool of that name is served.
