@@ -10,6 +10,8 @@
 // sessions, subscriptions, rendering), the runtime state and registry, the leaves, protocol.
 #[cfg(feature = "client")]
 pub mod client;
+#[cfg(feature = "proxy")]
+pub mod proxy;
 mod server;
 mod transport;
 

@@ -67,7 +67,13 @@ pub struct ServerBuilder {
     make_task_store: Option<MakeTaskStore>,
     skills: Vec<Skill>,
     skill_dirs: Vec<PathBuf>,
+    /// Given the built server's handle, once (what follows the catalog of another server,
+    /// a proxy's upstream, starts there).
+    on_build: Vec<OnBuild>,
 }
+
+/// Something started with the handle of the server `build()` made.
+pub(crate) type OnBuild = Box<dyn FnOnce(&crate::runtime::handle::ServerHandle) + Send>;
 
 impl fmt::Debug for ServerBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -108,6 +114,7 @@ impl Server {
             make_task_store: None,
             skills: Vec::new(),
             skill_dirs: Vec::new(),
+            on_build: Vec::new(),
         }
     }
 }
@@ -610,11 +617,25 @@ impl ServerBuilder {
             skills: skills.map(|(index, _)| ArcSwap::from_pointee(index)),
             config: self.config,
         };
-        Ok(Server::from_inner(
+        let server = Server::from_inner(
             inner,
             #[cfg(feature = "http")]
             http,
-        ))
+        );
+        if !self.on_build.is_empty() {
+            let handle = server.handle();
+            for start in self.on_build {
+                start(&handle);
+            }
+        }
+        Ok(server)
+    }
+
+    /// Runs `start` with the handle of the server `build()` makes, once it is built.
+    #[cfg_attr(not(feature = "proxy"), allow(dead_code))]
+    pub(crate) fn on_build(mut self, start: OnBuild) -> Self {
+        self.on_build.push(start);
+        self
     }
 }
 

@@ -83,6 +83,21 @@ impl ServerBuilder {
         self,
         configure: impl FnOnce(A, Self) -> Self,
     ) -> Result<(), Error> {
+        self.run_with_async(|args, builder| std::future::ready(Ok(configure(args, builder))))
+            .await
+    }
+
+    /// [`run_with`](Self::run_with) for a configuration that has to wait for something
+    /// (connecting to a proxy's upstream, `ServerBuilder::proxy`; reading a remote file) or can
+    /// fail: `configure` returns a future of the builder, and its error ends `run`
+    /// ([`Error::Usage`] as a usage error: printed, exit status 2).
+    #[cfg(feature = "cli")]
+    pub async fn run_with_async<A, F, Fut>(self, configure: F) -> Result<(), Error>
+    where
+        A: clap::Args,
+        F: FnOnce(A, Self) -> Fut,
+        Fut: std::future::Future<Output = Result<Self, Error>>,
+    {
         let mut argv = std::env::args_os();
         let bin = argv
             .next()
@@ -93,7 +108,15 @@ impl ServerBuilder {
             .unwrap_or_else(|| self.server_name().to_owned());
         let args: Vec<String> = argv.map(|a| a.to_string_lossy().into_owned()).collect();
         match self.parse::<A>(&bin, &args) {
-            Ok(Some((line, extra))) => configure(extra, self).serve_line(line).await,
+            Ok(Some((line, extra))) => match configure(extra, self).await {
+                Ok(builder) => builder.serve_line(line).await,
+                // The author's own flags were wrong: a usage error, as clap's are.
+                Err(Error::Usage(message)) => {
+                    eprintln!("error: {message}\n\nFor more information, try '--help'.");
+                    std::process::exit(2)
+                }
+                Err(e) => Err(e),
+            },
             Ok(None) => Ok(()),
             Err(e) => e.exit(),
         }

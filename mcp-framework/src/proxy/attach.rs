@@ -1,0 +1,42 @@
+//! `ServerBuilder::proxy`: connect to an upstream, list it, add its items to the builder,
+//! and follow it once the server is built.
+
+use super::items::items;
+use super::link::Link;
+use super::upstream::Upstream;
+use crate::error::Error;
+use crate::server::builder::ServerBuilder;
+
+impl ServerBuilder {
+    /// Serves another MCP server's tools and prompts as `<prefix>_<name>`, and its
+    /// resources and templates under their own URIs, through this server's pipeline
+    /// (authorization, scopes, middleware, metrics, caching hints, listen streams apply).
+    /// Connects now (over stdio or HTTP; the upstream's era is found out by the client's
+    /// probe) and lists what it serves; fails with [`Error::Upstream`] when it cannot.
+    /// Once the server is built, the upstream's list changes replace its items, and a
+    /// stdio upstream that dies is started again with backoff (its items answer
+    /// "unavailable" meanwhile, never hang).
+    ///
+    /// `prefix` is a tool-name prefix: letters, digits, `-` and `_`.
+    pub async fn proxy(self, prefix: impl Into<String>, upstream: Upstream) -> Result<Self, Error> {
+        let prefix = prefix.into();
+        if prefix.is_empty()
+            || !prefix
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        {
+            return Err(Error::Config(format!(
+                "the proxy prefix `{prefix}` must be letters, digits, `-` and `_`"
+            )));
+        }
+        let (link, snapshot) = Link::open(prefix, upstream).await?;
+        let (tools, prompts, resources, names) = items(&link, snapshot);
+        Ok(self
+            .add_tools(tools)
+            .add_prompts(prompts)
+            .add_resources(resources)
+            .on_build(Box::new(move |handle| {
+                link.supervise(handle.downgrade(), names, items);
+            })))
+    }
+}

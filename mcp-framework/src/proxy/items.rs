@@ -1,0 +1,232 @@
+//! An upstream's lists as this server's items: each tool and prompt under
+//! `<prefix>_<name>` (`_` is allowed in every client's tool names, where `/`, `.` and `:`
+//! are not), each resource and template under its own URI (a URI is an address, not a
+//! name: renaming it would break the links in the upstream's content), with handlers that
+//! forward to the upstream. An item whose definition this server refuses (a URI already
+//! served, a schema it cannot compile) is left out with a warning, not the whole upstream.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+
+use super::link::Link;
+use super::lists::Snapshot;
+use crate::client::RequestOptions;
+use crate::context::Context;
+use crate::protocol::{CallToolResult, ErrorObject, JsonObject, Prompt, Tool};
+use crate::registry::definition::{PromptDefinition, ResourceDefinition, ToolDefinition};
+use crate::registry::handler::ResourceRequest;
+use crate::registry::set::{PromptSet, ResourceSet, ToolSet};
+use crate::runtime::handle::ItemNames;
+use crate::schema_profile::SchemaProfile;
+use crate::template::UriTemplate;
+
+/// This server's items for `snapshot`, and their names.
+pub(super) fn items(
+    link: &Arc<Link>,
+    snapshot: Snapshot,
+) -> (ToolSet, PromptSet, ResourceSet, ItemNames) {
+    let mut names = ItemNames::default();
+    let mut tools = ToolSet::new();
+    for tool in snapshot.tools {
+        let name = format!("{}_{}", link.prefix, tool.name);
+        names.tools.push(name.clone());
+        tools = tools.with_fn(tool_definition(name, &tool), forward_call(link, tool.name));
+    }
+    let mut prompts = PromptSet::new();
+    for prompt in snapshot.prompts {
+        let name = format!("{}_{}", link.prefix, prompt.name);
+        names.prompts.push(name.clone());
+        let definition = prompt_definition(name, &prompt);
+        let (link, original) = (link.clone(), prompt.name);
+        prompts = prompts.with_fn(definition, move |arguments, _cx: Context| {
+            let (link, original) = (link.clone(), original.clone());
+            async move {
+                let client = link.client()?;
+                client
+                    .get_prompt(&original, arguments)
+                    .await
+                    .map_err(|e| link.error(e))
+            }
+        });
+    }
+    let mut resources = ResourceSet::new();
+    for resource in snapshot.resources {
+        names.resources.push(resource.uri.clone());
+        let mut definition = ResourceDefinition::fixed(resource.uri.clone(), resource.name);
+        if let Some(mime) = resource.mime_type {
+            definition = definition.mime_type(mime);
+        }
+        if let Some(description) = resource.description {
+            definition = definition.description(description);
+        }
+        if let Some(title) = resource.title {
+            definition = definition.title(title);
+        }
+        resources = resources.with_fn(definition, forward_read(link));
+    }
+    for template in snapshot.templates {
+        let variables = match UriTemplate::parse(&template.uri_template) {
+            Ok(parsed) => parsed
+                .variables()
+                .map(|v| (v.to_owned(), json!({"type": "string"})))
+                .collect::<Map<String, Value>>(),
+            Err(reason) => {
+                tracing::warn!(
+                    target: "mcp_framework::proxy",
+                    upstream = %link.prefix,
+                    "leaving out the template `{}`: {reason}",
+                    template.uri_template
+                );
+                continue;
+            }
+        };
+        names.resources.push(template.uri_template.clone());
+        let schema = json!({"type": "object", "properties": variables});
+        let mut definition =
+            ResourceDefinition::template(template.uri_template, template.name, object(schema));
+        if let Some(mime) = template.mime_type {
+            definition = definition.mime_type(mime);
+        }
+        if let Some(description) = template.description {
+            definition = definition.description(description);
+        }
+        resources = resources.with_fn(definition, forward_read(link));
+    }
+    (tools, prompts, resources, names)
+}
+
+/// The definition of an upstream tool served as `name`, its schemas as the upstream
+/// wrote them (the `standard` profile: nothing rewritten, nothing refused that JSON Schema
+/// allows).
+fn tool_definition(name: String, tool: &Tool) -> ToolDefinition {
+    let mut definition = ToolDefinition::new(name, tool.input_schema.clone())
+        .output_schema(tool.output_schema.clone())
+        .schema_profile(SchemaProfile::Standard);
+    if let Some(description) = &tool.description {
+        definition = definition.description(description.clone());
+    }
+    if let Some(title) = &tool.title {
+        definition = definition.title(title.clone());
+    }
+    if let Some(annotations) = &tool.annotations {
+        definition = definition.annotations(annotations.clone());
+    }
+    definition
+}
+
+/// The definition of an upstream prompt served as `name`: its arguments as the string
+/// properties of an object schema.
+fn prompt_definition(name: String, prompt: &Prompt) -> PromptDefinition {
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    for argument in prompt.arguments.iter().flatten() {
+        let mut property = json!({"type": "string"});
+        if let Some(description) = &argument.description {
+            property["description"] = Value::String(description.clone());
+        }
+        properties.insert(argument.name.clone(), property);
+        if argument.required == Some(true) {
+            required.push(Value::String(argument.name.clone()));
+        }
+    }
+    let schema = json!({"type": "object", "properties": properties, "required": required});
+    let mut definition = PromptDefinition::new(name, object(schema));
+    if let Some(description) = &prompt.description {
+        definition = definition.description(description.clone());
+    }
+    if let Some(title) = &prompt.title {
+        definition = definition.title(title.clone());
+    }
+    definition
+}
+
+/// The handler of a proxied tool: the call forwarded as `original`, the upstream's
+/// progress forwarded to this request's client, a cancelled request cancelled upstream
+/// (dropping the client's request cancels it).
+fn forward_call(
+    link: &Arc<Link>,
+    original: String,
+) -> impl Fn(Value, Context) -> crate::future::BoxFuture<Result<CallToolResult, ErrorObject>>
++ Send
++ Sync
++ 'static {
+    let link = link.clone();
+    move |arguments, cx| {
+        let (link, original) = (link.clone(), original.clone());
+        Box::pin(async move {
+            let client = link.client()?;
+            let mut options = RequestOptions::default();
+            let token = cx.wants_progress().then(|| {
+                let token = format!("proxy-{}", crate::unguessable::hex_id());
+                options = options.clone().progress(token.clone());
+                token
+            });
+            let mut notifications = client.notifications();
+            let mut following = token.is_some();
+            let mut call = std::pin::pin!(client.call_tool_with(&original, arguments, &options));
+            loop {
+                tokio::select! {
+                    biased;
+                    n = notifications.recv(), if following => match n {
+                        Ok(n) => forward_progress(&n, token.as_deref(), &cx).await,
+                        Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                        Err(tokio::sync::broadcast::error::RecvError::Closed) => following = false,
+                    },
+                    outcome = &mut call => {
+                        // What came before the answer, still unread, goes first.
+                        while following && let Ok(n) = notifications.try_recv() {
+                            forward_progress(&n, token.as_deref(), &cx).await;
+                        }
+                        return outcome.map_err(|e| link.error(e));
+                    }
+                    () = cx.cancelled() => return Err(ErrorObject::internal("cancelled")),
+                }
+            }
+        })
+    }
+}
+
+/// Forwards an upstream `notifications/progress` of the request whose token is `token`.
+async fn forward_progress(n: &Value, token: Option<&str>, cx: &Context) {
+    let params = &n["params"];
+    if n["method"] == "notifications/progress"
+        && token.is_some_and(|t| params["progressToken"] == t)
+    {
+        let done = params["progress"].as_f64().unwrap_or_default();
+        cx.progress(done, params["total"].as_f64(), params["message"].as_str())
+            .await;
+    }
+}
+
+/// The handler of a proxied resource or template: the read forwarded with its URI.
+fn forward_read(
+    link: &Arc<Link>,
+) -> impl Fn(
+    ResourceRequest,
+    Context,
+) -> crate::future::BoxFuture<Result<Vec<crate::protocol::ResourceContents>, ErrorObject>>
++ Send
++ Sync
++ 'static {
+    let link = link.clone();
+    move |request, _cx| {
+        let link = link.clone();
+        Box::pin(async move {
+            let client = link.client()?;
+            client
+                .read_resource(request.uri())
+                .await
+                .map(|read| read.contents)
+                .map_err(|e| link.error(e))
+        })
+    }
+}
+
+/// A JSON object built with `json!`.
+fn object(v: Value) -> JsonObject {
+    match v {
+        Value::Object(o) => o,
+        _ => JsonObject::new(),
+    }
+}

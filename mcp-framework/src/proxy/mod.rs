@@ -1,0 +1,32 @@
+//! Proxies (feature `proxy`): another MCP server's tools, prompts, resources and templates
+//! served as this server's own, under a prefix, through this server's pipeline (its
+//! authorization, scopes, middleware, metrics, caching hints, listen streams and tasks
+//! apply to them as to local items).
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), mcp_framework::Error> {
+//! use mcp_framework::Server;
+//! use mcp_framework::proxy::Upstream;
+//!
+//! Server::builder()
+//!     .name("gateway")
+//!     .proxy("time", Upstream::stdio("uvx", ["mcp-server-time"]))
+//!     .await?
+//!     .run()
+//!     .await
+//! # }
+//! ```
+//!
+//! `upstream.rs` says where the upstream is and starts it; `link.rs` keeps the connection
+//! (restarted with backoff when it dies) and follows its changes; `lists.rs` lists what it
+//! serves; `items.rs` turns its lists into this server's items; `attach.rs` is
+//! `ServerBuilder::proxy`.
+
+// The children name one another, never this module (`scripts/check-layers`: no circles).
+mod attach;
+mod items;
+mod link;
+mod lists;
+mod upstream;
+
+pub use upstream::Upstream;

@@ -1,0 +1,150 @@
+//! `Upstream`: where a proxied server is — a program started over stdio (started again
+//! after it dies, so kept as its parts, not as a spent `Command`) or a Streamable HTTP
+//! endpoint — and connecting to it with the client.
+
+use std::ffi::OsString;
+use std::fmt;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::Duration;
+
+use crate::client::{Client, ClientError};
+
+/// A server to proxy: a program speaking stdio, or a Streamable HTTP endpoint.
+#[derive(Clone)]
+#[must_use]
+pub struct Upstream {
+    kind: Kind,
+    timeout: Duration,
+}
+
+#[derive(Clone)]
+enum Kind {
+    Stdio {
+        program: OsString,
+        args: Vec<OsString>,
+        env: Vec<(OsString, OsString)>,
+        dir: Option<PathBuf>,
+    },
+    #[cfg(feature = "client-http")]
+    Http { url: String, bearer: Option<String> },
+}
+
+impl fmt::Debug for Upstream {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            Kind::Stdio { program, args, .. } => f
+                .debug_struct("Upstream::stdio")
+                .field("program", program)
+                .field("args", args)
+                .finish_non_exhaustive(),
+            #[cfg(feature = "client-http")]
+            Kind::Http { url, .. } => f
+                .debug_struct("Upstream::http")
+                .field("url", url)
+                .finish_non_exhaustive(),
+        }
+    }
+}
+
+impl Upstream {
+    /// `program args…`, started as a child process speaking stdio (its stderr goes to
+    /// this process's stderr). Started again, with backoff, when it exits.
+    pub fn stdio<S: Into<OsString>>(
+        program: impl Into<OsString>,
+        args: impl IntoIterator<Item = S>,
+    ) -> Self {
+        Self {
+            kind: Kind::Stdio {
+                program: program.into(),
+                args: args.into_iter().map(Into::into).collect(),
+                env: Vec::new(),
+                dir: None,
+            },
+            timeout: Duration::from_secs(60),
+        }
+    }
+
+    /// A Streamable HTTP endpoint (`https://…/mcp`).
+    #[cfg(feature = "client-http")]
+    pub fn http(url: impl Into<String>) -> Self {
+        Self {
+            kind: Kind::Http {
+                url: url.into(),
+                bearer: None,
+            },
+            timeout: Duration::from_secs(60),
+        }
+    }
+
+    /// Sets an environment variable of the program (stdio).
+    #[cfg_attr(not(feature = "client-http"), allow(irrefutable_let_patterns))]
+    pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
+        if let Kind::Stdio { env, .. } = &mut self.kind {
+            env.push((key.into(), value.into()));
+        }
+        self
+    }
+
+    /// The program's working directory (stdio).
+    #[cfg_attr(not(feature = "client-http"), allow(irrefutable_let_patterns))]
+    pub fn current_dir(mut self, path: impl Into<PathBuf>) -> Self {
+        if let Kind::Stdio { dir, .. } = &mut self.kind {
+            *dir = Some(path.into());
+        }
+        self
+    }
+
+    /// Sends `Authorization: Bearer <token>` to the endpoint (HTTP).
+    #[cfg(feature = "client-http")]
+    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
+        if let Kind::Http { bearer, .. } = &mut self.kind {
+            *bearer = Some(token.into());
+        }
+        self
+    }
+
+    /// How long a forwarded request waits for the upstream's answer (default 60 s).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// A new connection to the upstream (its era found out by the client's probe).
+    pub(super) async fn connect(&self) -> Result<Client, ClientError> {
+        let builder =
+            Client::builder()
+                .timeout(self.timeout)
+                .client_info(crate::protocol::Implementation {
+                    name: "mcp-framework-proxy".into(),
+                    version: env!("CARGO_PKG_VERSION").into(),
+                    ..Default::default()
+                });
+        match &self.kind {
+            Kind::Stdio {
+                program,
+                args,
+                env,
+                dir,
+            } => {
+                let mut command = tokio::process::Command::new(program);
+                command
+                    .args(args)
+                    .envs(env.iter().map(|(k, v)| (k, v)))
+                    .stderr(Stdio::inherit());
+                if let Some(dir) = dir {
+                    command.current_dir(dir);
+                }
+                builder.connect_stdio(command).await
+            }
+            #[cfg(feature = "client-http")]
+            Kind::Http { url, bearer } => {
+                let builder = match bearer {
+                    Some(token) => builder.bearer_token(token.clone()),
+                    None => builder,
+                };
+                builder.connect_http(url).await
+            }
+        }
+    }
+}
