@@ -1,0 +1,311 @@
+//! `examples/gateway` in front of servers as a user runs it: `everything` over stdio and
+//! over HTTP, the TypeScript reference server (`@modelcontextprotocol/server-everything`,
+//! legacy era only) and the official time server (`mcp-server-time`, Python SDK, modern
+//! only), all behind one Streamable HTTP endpoint, reached by this crate's client in both
+//! eras. Then what happens when an upstream dies: its items answer "unavailable", it is
+//! started again and serves again. The Node and Python servers are installed by
+//! `scripts/interop-setup` (scripts/test-all runs it).
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use mcp_framework::client::{Client, ClientError};
+use mcp_framework::protocol::ProtocolVersion;
+use serde_json::json;
+use tests::{example_binary, free_port, interop_env, interop_env_file};
+use tokio::process::{Child, Command};
+
+/// An installed interop tool, or a panic that says how to install it.
+fn installed(name: &str) -> String {
+    interop_env(name).unwrap_or_else(|| {
+        panic!(
+            "{name} is not set: run scripts/interop-setup (scripts/test-all runs it), which \
+             writes it to {}",
+            interop_env_file().display()
+        )
+    })
+}
+
+/// `gateway http` on a free port with these upstreams; returns once it answers.
+async fn gateway(upstreams: &[String]) -> (Child, String) {
+    let port = free_port();
+    let mut command = Command::new(example_binary("gateway"));
+    command
+        .args(["http", "--bind", &format!("127.0.0.1:{port}")])
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true);
+    for upstream in upstreams {
+        command.args(["--upstream", upstream]);
+    }
+    let child = command.spawn().expect("spawn gateway");
+    for _ in 0..300 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
+            return (child, format!("http://127.0.0.1:{port}/mcp"));
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the gateway did not come up on port {port}");
+}
+
+/// `ev=stdio:<everything> stdio`.
+fn everything_upstream(name: &str) -> String {
+    format!(
+        "{name}=stdio:{} stdio",
+        example_binary("everything").display()
+    )
+}
+
+#[tokio::test]
+async fn one_endpoint_serves_servers_of_both_eras_to_clients_of_both_eras() {
+    let (_gateway, url) = gateway(&[
+        everything_upstream("ev"),
+        format!(
+            "ref=stdio:{} {} stdio",
+            installed("INTEROP_NODE"),
+            installed("INTEROP_SERVER_EVERYTHING")
+        ),
+        format!("time=stdio:{}", installed("INTEROP_TIME_SERVER")),
+    ])
+    .await;
+    for era in [None, Some(ProtocolVersion::V2025_11_25)] {
+        let builder = Client::builder().timeout(Duration::from_secs(20));
+        let builder = match era {
+            Some(v) => builder.legacy(v),
+            None => builder,
+        };
+        let client = builder.connect_http(&url).await.unwrap();
+        assert_eq!(client.server_info().unwrap().name, "gateway");
+        let tools = client.list_tools().await.unwrap();
+        for name in ["ev_add", "ref_echo", "ref_get-sum", "time_get_current_time"] {
+            assert!(tools.iter().any(|t| t.name == name), "{name} ({era:?})");
+        }
+        // everything (modern upstream).
+        let sum = client
+            .call_tool("ev_add", json!({"a": 2, "b": 3}))
+            .await
+            .unwrap();
+        assert_eq!(sum.structured_content, Some(json!({"sum": 5.0})));
+        // The reference server (legacy upstream), whatever era this client speaks.
+        let echoed = client
+            .call_tool("ref_echo", json!({"message": "through"}))
+            .await
+            .unwrap();
+        assert!(format!("{echoed:?}").contains("through"), "{echoed:?}");
+        // The time server (Python SDK, modern only).
+        let now = client
+            .call_tool("time_get_current_time", json!({"timezone": "UTC"}))
+            .await
+            .unwrap();
+        assert!(format!("{now:?}").contains("UTC"), "{now:?}");
+        // The upstream's own errors pass through as they are.
+        let refused = client
+            .call_tool("time_get_current_time", json!({"timezone": "Not/AZone"}))
+            .await
+            .map(|r| r.is_error)
+            .unwrap_or(Some(true));
+        assert_eq!(refused, Some(true));
+        // Prompts and resources: prompts prefixed, URIs unchanged.
+        let prompt = client
+            .get_prompt("ev_test_simple_prompt", json!({}))
+            .await
+            .unwrap();
+        assert!(!prompt.messages.is_empty());
+        let read = client.read_resource("test://static-text").await.unwrap();
+        assert!(format!("{read:?}").contains("static text resource"));
+        // Invalid arguments are refused by the gateway (a tool error the model can read)
+        // before they reach the upstream.
+        let refused = client
+            .call_tool("ev_add", json!({"a": "two"}))
+            .await
+            .unwrap();
+        assert_eq!(refused.is_error, Some(true));
+        assert!(
+            refused.content[0]
+                .as_text()
+                .unwrap_or_default()
+                .starts_with("Invalid arguments for tool `ev_add`"),
+            "{refused:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_http_upstream_is_served_like_a_local_one() {
+    let (_everything, running) = tests::everything(&[]).await;
+    let (_gateway, url) = gateway(&[format!("remote={}", running.url)]).await;
+    let client = Client::builder().connect_http(&url).await.unwrap();
+    let sum = client
+        .call_tool("remote_add", json!({"a": 20, "b": 22}))
+        .await
+        .unwrap();
+    assert_eq!(sum.structured_content, Some(json!({"sum": 42.0})));
+    // A tool that mirrors an argument into a header, forwarded to an HTTP upstream.
+    let echoed = client
+        .call_tool(
+            "remote_regional_echo",
+            json!({"region": "eu", "text": "hi"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(echoed.content[0].as_text(), Some("eu:hi"));
+}
+
+#[tokio::test]
+async fn upstream_list_changes_become_the_gateways() {
+    let (_gateway, url) = gateway(&[everything_upstream("ev")]).await;
+    let client = Client::builder().connect_http(&url).await.unwrap();
+    let mut listen = client
+        .listen(json!({"toolsListChanged": true}))
+        .await
+        .unwrap();
+    listen.next().await.unwrap(); // acknowledged
+    assert!(
+        !client
+            .list_tools()
+            .await
+            .unwrap()
+            .iter()
+            .any(|t| t.name == "ev_extra_tool")
+    );
+    client
+        .call_tool("ev_toggle_extra_tool", json!({}))
+        .await
+        .unwrap();
+    let changed = tokio::time::timeout(Duration::from_secs(10), listen.next())
+        .await
+        .expect("the gateway's listeners hear the upstream's change")
+        .unwrap();
+    assert_eq!(changed["method"], "notifications/tools/list_changed");
+    let tools = client.list_tools().await.unwrap();
+    assert!(tools.iter().any(|t| t.name == "ev_extra_tool"), "{tools:?}");
+    let extra = client.call_tool("ev_extra_tool", json!({})).await.unwrap();
+    assert_eq!(extra.content[0].as_text(), Some("extra"));
+}
+
+/// The process ids of `pid`'s children (started from any of its threads).
+fn children(pid: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{pid}/task"))
+        .into_iter()
+        .flatten()
+    {
+        let path = task.unwrap().path().join("children");
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        found.extend(
+            text.split_whitespace()
+                .filter_map(|p| p.parse::<u32>().ok()),
+        );
+    }
+    found
+}
+
+#[tokio::test]
+async fn a_dead_upstream_answers_unavailable_then_is_started_again() {
+    let (gateway, url) = gateway(&[everything_upstream("ev")]).await;
+    let client = Client::builder().connect_http(&url).await.unwrap();
+    let sum = client
+        .call_tool("ev_add", json!({"a": 1, "b": 1}))
+        .await
+        .unwrap();
+    assert_eq!(sum.structured_content, Some(json!({"sum": 2.0})));
+
+    // A call in flight when the upstream dies gets an error, not a hang.
+    let slow = {
+        let client = client.clone();
+        tokio::spawn(async move {
+            client
+                .call_tool("ev_count_slowly", json!({"n": 100, "delay_ms": 100}))
+                .await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let upstream = children(gateway.id().unwrap());
+    assert_eq!(upstream.len(), 1, "one upstream process: {upstream:?}");
+    std::process::Command::new("kill")
+        .args(["-9", &upstream[0].to_string()])
+        .status()
+        .unwrap();
+    let cut = tokio::time::timeout(Duration::from_secs(10), slow)
+        .await
+        .expect("the call in flight ends")
+        .unwrap();
+    match cut {
+        Err(ClientError::Rpc(e)) => assert!(e.message.contains("upstream `ev`"), "{e:?}"),
+        other => panic!("expected an error naming the upstream, got {other:?}"),
+    }
+
+    // Meanwhile its items answer at once, and within a few seconds it serves again.
+    let mut served_again = false;
+    for _ in 0..100 {
+        match client.call_tool("ev_add", json!({"a": 2, "b": 2})).await {
+            Ok(sum) => {
+                assert_eq!(sum.structured_content, Some(json!({"sum": 4.0})));
+                served_again = true;
+                break;
+            }
+            Err(ClientError::Rpc(e)) => {
+                assert!(e.message.contains("upstream `ev`"), "{e:?}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(other) => panic!("{other:?}"),
+        }
+    }
+    assert!(served_again, "the upstream was not started again");
+    let restarted = children(gateway.id().unwrap());
+    assert_eq!(restarted.len(), 1);
+    assert_ne!(restarted, upstream, "a new process");
+}
+
+#[tokio::test]
+async fn an_upstream_that_cannot_start_stops_the_gateway_with_its_name() {
+    let output = Command::new(example_binary("gateway"))
+        .args([
+            "--upstream",
+            "broken=stdio:/nonexistent/mcp-server",
+            "inspect",
+        ])
+        .env("RUST_LOG", "off")
+        .output()
+        .await
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("upstream `broken`: cannot start `/nonexistent/mcp-server`"),
+        "{stderr}"
+    );
+    let output = Command::new(example_binary("gateway"))
+        .args(["--upstream", "nonsense", "inspect"])
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("--upstream `nonsense`"), "{stderr}");
+}
+
+#[tokio::test]
+async fn progress_of_an_upstream_call_reaches_the_gateways_client() {
+    let (_gateway, url) = gateway(&[everything_upstream("ev")]).await;
+    let client = Client::builder().connect_http(&url).await.unwrap();
+    let mut notifications = client.notifications();
+    let options = mcp_framework::client::RequestOptions::default().progress("p-7");
+    let counted = client
+        .call_tool_with("ev_count_slowly", json!({"n": 3, "delay_ms": 10}), &options)
+        .await
+        .unwrap();
+    assert_eq!(counted.content[0].as_text(), Some("counted 3"));
+    let mut seen = Vec::new();
+    while let Ok(n) = notifications.try_recv() {
+        if n["method"] == "notifications/progress" {
+            assert_eq!(n["params"]["progressToken"], "p-7");
+            seen.push(n["params"]["progress"].as_f64().unwrap());
+        }
+    }
+    assert_eq!(seen, [1.0, 2.0, 3.0]);
+}
