@@ -10,7 +10,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use mcp_framework::client::{Client, ClientError};
-use mcp_framework::protocol::ProtocolVersion;
+use mcp_framework::protocol::{ElicitResult, ProtocolVersion};
 use serde_json::json;
 use tests::{example_binary, free_port, interop_env, interop_env_file};
 use tokio::process::{Child, Command};
@@ -73,7 +73,12 @@ async fn one_endpoint_serves_servers_of_both_eras_to_clients_of_both_eras() {
     ])
     .await;
     for era in [None, Some(ProtocolVersion::V2025_11_25)] {
-        let builder = Client::builder().timeout(Duration::from_secs(20));
+        let builder = Client::builder()
+            .timeout(Duration::from_secs(20))
+            .on_elicit(|_| async move {
+                ElicitResult::accept(Some(json!({"name": "Ada"}).as_object().cloned().unwrap()))
+            })
+            .on_sample(|_| async move { tests::fixture::sampled("a sampled reply") });
         let builder = match era {
             Some(v) => builder.legacy(v),
             None => builder,
@@ -96,6 +101,30 @@ async fn one_endpoint_serves_servers_of_both_eras_to_clients_of_both_eras() {
             .await
             .unwrap();
         assert!(format!("{echoed:?}").contains("through"), "{echoed:?}");
+        // A legacy upstream's question (a request of its own) is asked of this client, as
+        // an input request (modern) or a request (legacy).
+        let asked = client
+            .call_tool("ref_trigger-elicitation-request", json!({}))
+            .await
+            .unwrap();
+        assert!(format!("{asked:?}").contains("Ada"), "{asked:?} ({era:?})");
+        let sampled = client
+            .call_tool(
+                "ref_trigger-sampling-request",
+                json!({"prompt": "hi", "maxTokens": 10}),
+            )
+            .await
+            .unwrap();
+        assert!(
+            format!("{sampled:?}").contains("a sampled reply"),
+            "{sampled:?} ({era:?})"
+        );
+        // A modern upstream's input requests likewise.
+        let greeted = client.call_tool("ev_ask_name", json!({})).await.unwrap();
+        assert!(
+            format!("{greeted:?}").contains("Ada"),
+            "{greeted:?} ({era:?})"
+        );
         // The time server (Python SDK, modern only).
         let now = client
             .call_tool("time_get_current_time", json!({"timezone": "UTC"}))

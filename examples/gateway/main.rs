@@ -21,7 +21,8 @@ use mcp_framework::{Error, Server, clap};
 #[derive(clap::Args)]
 struct Gateway {
     /// An upstream server, served under NAME: `NAME=stdio:PROGRAM [ARGS…]` (split at
-    /// spaces) or `NAME=http://HOST/PATH` (or https). Repeat for several; one at least.
+    /// spaces) or `NAME=http://HOST/PATH` (or https); without `NAME=` its names are
+    /// served as they are. Repeat for several; one at least.
     #[arg(long = "upstream", value_name = "NAME=SERVER", global = true)]
     upstreams: Vec<String>,
     /// A bearer token sent to every HTTP upstream.
@@ -41,7 +42,12 @@ fn upstream(spec: &str, token: Option<&str>) -> Result<(String, Upstream), Error
             "--upstream `{spec}`: expected NAME=stdio:PROGRAM [ARGS…] or NAME=http(s)://…"
         ))
     };
-    let (name, server) = spec.split_once('=').ok_or_else(usage)?;
+    // Without `NAME=`, the upstream's names are served as they are.
+    let (name, server) = if spec.starts_with("stdio:") || spec.starts_with("http") {
+        ("", spec)
+    } else {
+        spec.split_once('=').ok_or_else(usage)?
+    };
     if let Some(command) = server.strip_prefix("stdio:") {
         let mut words = command.split_whitespace();
         let program = words.next().ok_or_else(usage)?;

@@ -157,6 +157,24 @@ impl ClientBuilder {
         self
     }
 
+    /// Passes every question of the server (elicitation, sampling, roots), as it came, to
+    /// `relay`, and declares every capability (a proxy asks its own caller).
+    #[cfg_attr(not(feature = "proxy"), allow(dead_code))]
+    pub(crate) fn relay(mut self, relay: super::handlers::Relay) -> Self {
+        self.handlers.relay = Some(relay);
+        let e = self
+            .capabilities
+            .elicitation
+            .get_or_insert_with(Default::default);
+        e.form.get_or_insert_with(Default::default);
+        e.url.get_or_insert_with(Default::default);
+        self.capabilities
+            .sampling
+            .get_or_insert_with(Default::default);
+        self.capabilities.roots.get_or_insert_with(Default::default);
+        self
+    }
+
     /// How long to wait for each answer (default 30 s).
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;

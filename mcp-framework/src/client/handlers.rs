@@ -18,9 +18,15 @@ use crate::protocol::{
 /// A callback answering one kind of question.
 pub(super) type Callback<P, R> = Arc<dyn Fn(P) -> BoxFuture<R> + Send + Sync>;
 
+/// Answers any question as it came: the method, its params, the result or the error to send.
+pub(crate) type Relay =
+    Arc<dyn Fn(&str, Value) -> BoxFuture<Result<Value, ErrorObject>> + Send + Sync>;
+
 /// The callbacks a client was built with (a question without one is `-32601`).
 #[derive(Default)]
 pub(super) struct Handlers {
+    /// Takes every question when set (a proxy passes them on to its own caller).
+    pub(super) relay: Option<Relay>,
     pub(super) elicit: Option<Callback<ElicitRequestParams, ElicitResult>>,
     pub(super) sample: Option<Callback<CreateMessageRequestParams, CreateMessageResult>>,
     pub(super) roots: Option<Callback<(), Vec<Root>>>,
@@ -29,6 +35,11 @@ pub(super) struct Handlers {
 impl Handlers {
     /// Answers one question: its `result`, or the error to send back.
     pub(super) async fn answer(&self, method: &str, params: Value) -> Result<Value, ErrorObject> {
+        if let Some(relay) = &self.relay
+            && method != "ping"
+        {
+            return relay(method, params).await;
+        }
         match method {
             "elicitation/create" => ask(self.elicit.as_ref(), method, params).await,
             "sampling/createMessage" => ask(self.sample.as_ref(), method, params).await,

@@ -23,7 +23,7 @@ mod connection;
 mod era;
 mod error;
 mod facade;
-mod handlers;
+pub(crate) mod handlers;
 mod requests;
 mod resolve;
 mod subscription;

@@ -19,7 +19,8 @@ pub struct RequestOptions {
     pub progress_token: Option<Value>,
     /// Ask for log messages at or above this level (2026-07-28).
     pub log_level: Option<LoggingLevel>,
-    /// Extra `_meta` keys.
+    /// Extra `_meta` keys (`io.modelcontextprotocol/clientCapabilities` among them
+    /// declares this request's capabilities instead of the client's).
     pub meta: Map<String, Value>,
 }
 
@@ -50,10 +51,9 @@ impl Client {
                 keys::PROTOCOL_VERSION.into(),
                 ProtocolVersion::LATEST.as_str().into(),
             );
-            meta.insert(
-                keys::CLIENT_CAPABILITIES.into(),
-                serde_json::to_value(&config.capabilities).expect("serializes"),
-            );
+            // A request may declare capabilities of its own (a proxy forwards its caller's).
+            meta.entry(keys::CLIENT_CAPABILITIES)
+                .or_insert_with(|| serde_json::to_value(&config.capabilities).expect("serializes"));
             meta.insert(
                 keys::CLIENT_INFO.into(),
                 serde_json::to_value(&config.info).expect("serializes"),

@@ -147,6 +147,37 @@ impl Context {
         Ask::new(self, params.into(), missing, read_json)
     }
 
+    /// Asks `request` as it came from elsewhere (a proxy's upstream asked it) and returns
+    /// the client's answer as it is: the capability its kind needs is checked as for the
+    /// typed questions.
+    #[cfg_attr(not(feature = "proxy"), allow(dead_code))]
+    pub(crate) fn relay(&self, request: InputRequest) -> Ask<'_, Value> {
+        let caps = &self.inner.client_capabilities;
+        let missing = match &request {
+            InputRequest::Elicit(ElicitRequestParams::Form(_))
+                if !caps.supports_elicitation_form() =>
+            {
+                Some(serde_json::json!({"elicitation": {"form": {}}}))
+            }
+            InputRequest::Elicit(ElicitRequestParams::Url(_))
+                if !caps.supports_elicitation_url() =>
+            {
+                Some(serde_json::json!({"elicitation": {"url": {}}}))
+            }
+            InputRequest::CreateMessage(params)
+                if !caps.supports_sampling()
+                    || (params.tools.is_some() && !caps.supports_sampling_tools()) =>
+            {
+                Some(serde_json::json!({"sampling": {}}))
+            }
+            InputRequest::ListRoots(_) if !caps.supports_roots() => {
+                Some(serde_json::json!({"roots": {}}))
+            }
+            _ => None,
+        };
+        Ask::new(self, request, missing, Ok)
+    }
+
     /// The client's roots (`roots/list`). Requires the client's `roots` capability.
     pub fn roots(&self) -> Ask<'_, Vec<Root>> {
         let missing = (!self.inner.client_capabilities.supports_roots())

@@ -17,13 +17,13 @@ impl ServerBuilder {
     /// stdio upstream that dies is started again with backoff (its items answer
     /// "unavailable" meanwhile, never hang).
     ///
-    /// `prefix` is a tool-name prefix: letters, digits, `-` and `_`.
+    /// `prefix` is a tool-name prefix: letters, digits, `-` and `_`; an empty prefix serves
+    /// the upstream's names as they are (a name served twice fails `build()`).
     pub async fn proxy(self, prefix: impl Into<String>, upstream: Upstream) -> Result<Self, Error> {
         let prefix = prefix.into();
-        if prefix.is_empty()
-            || !prefix
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        if !prefix
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
         {
             return Err(Error::Config(format!(
                 "the proxy prefix `{prefix}` must be letters, digits, `-` and `_`"

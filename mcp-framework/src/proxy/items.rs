@@ -1,6 +1,6 @@
 //! An upstream's lists as this server's items: each tool and prompt under
 //! `<prefix>_<name>` (`_` is allowed in every client's tool names, where `/`, `.` and `:`
-//! are not), each resource and template under its own URI (a URI is an address, not a
+//! are not; an empty prefix serves the names as they are), each resource and template under its own URI (a URI is an address, not a
 //! name: renaming it would break the links in the upstream's content), with handlers that
 //! forward to the upstream. An item whose definition this server refuses (a URI already
 //! served, a schema it cannot compile) is left out with a warning, not the whole upstream.
@@ -11,9 +11,11 @@ use serde_json::{Map, Value, json};
 
 use super::link::Link;
 use super::lists::Snapshot;
-use crate::client::RequestOptions;
+use crate::client::{ClientError, RequestOptions};
 use crate::context::Context;
-use crate::protocol::{CallToolResult, ErrorObject, JsonObject, Prompt, Tool};
+use crate::protocol::{
+    CallToolResult, ErrorObject, InputRequest, JsonObject, LoggingLevel, Prompt, Tool, keys,
+};
 use crate::registry::definition::{PromptDefinition, ResourceDefinition, ToolDefinition};
 use crate::registry::handler::ResourceRequest;
 use crate::registry::set::{PromptSet, ResourceSet, ToolSet};
@@ -29,24 +31,27 @@ pub(super) fn items(
     let mut names = ItemNames::default();
     let mut tools = ToolSet::new();
     for tool in snapshot.tools {
-        let name = format!("{}_{}", link.prefix, tool.name);
+        let name = link.served(&tool.name);
         names.tools.push(name.clone());
         tools = tools.with_fn(tool_definition(name, &tool), forward_call(link, tool.name));
     }
     let mut prompts = PromptSet::new();
     for prompt in snapshot.prompts {
-        let name = format!("{}_{}", link.prefix, prompt.name);
+        let name = link.served(&prompt.name);
         names.prompts.push(name.clone());
         let definition = prompt_definition(name, &prompt);
         let (link, original) = (link.clone(), prompt.name);
-        prompts = prompts.with_fn(definition, move |arguments, _cx: Context| {
+        prompts = prompts.with_fn(definition, move |arguments, cx: Context| {
             let (link, original) = (link.clone(), original.clone());
             async move {
                 let client = link.client()?;
-                client
-                    .get_prompt(&original, arguments)
+                let _in_flight = link.callers.enter(&cx);
+                let params = json!({"name": original, "arguments": arguments});
+                let result = relaying(&client, "prompts/get", params, &as_caller(&cx), &cx)
                     .await
-                    .map_err(|e| link.error(e))
+                    .map_err(|e| link.error(e))?;
+                serde_json::from_value(result)
+                    .map_err(|e| link.error(ClientError::Decode(e.to_string())))
             }
         });
     }
@@ -74,7 +79,7 @@ pub(super) fn items(
             Err(reason) => {
                 tracing::warn!(
                     target: "mcp_framework::proxy",
-                    upstream = %link.prefix,
+                    upstream = %link.name,
                     "leaving out the template `{}`: {reason}",
                     template.uri_template
                 );
@@ -156,27 +161,32 @@ fn forward_call(
         let (link, original) = (link.clone(), original.clone());
         Box::pin(async move {
             let client = link.client()?;
-            let mut options = RequestOptions::default();
+            let mut options = as_caller(&cx);
+            if let Some(level) = cx.log_level() {
+                options = options.log_level(level);
+            }
+            let _in_flight = link.callers.enter(&cx);
             let token = cx.wants_progress().then(|| {
                 let token = format!("proxy-{}", crate::unguessable::hex_id());
                 options = options.clone().progress(token.clone());
                 token
             });
             let mut notifications = client.notifications();
-            let mut following = token.is_some();
-            let mut call = std::pin::pin!(client.call_tool_with(&original, arguments, &options));
+            let mut following = token.is_some() || cx.log_level().is_some();
+            let mut call =
+                std::pin::pin!(call_relaying(&client, &original, arguments, &options, &cx));
             loop {
                 tokio::select! {
                     biased;
                     n = notifications.recv(), if following => match n {
-                        Ok(n) => forward_progress(&n, token.as_deref(), &cx).await,
+                        Ok(n) => forward_notification(&n, token.as_deref(), &link, &cx).await,
                         Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
                         Err(tokio::sync::broadcast::error::RecvError::Closed) => following = false,
                     },
                     outcome = &mut call => {
                         // What came before the answer, still unread, goes first.
                         while following && let Ok(n) = notifications.try_recv() {
-                            forward_progress(&n, token.as_deref(), &cx).await;
+                            forward_notification(&n, token.as_deref(), &link, &cx).await;
                         }
                         return outcome.map_err(|e| link.error(e));
                     }
@@ -187,14 +197,100 @@ fn forward_call(
     }
 }
 
-/// Forwards an upstream `notifications/progress` of the request whose token is `token`.
-async fn forward_progress(n: &Value, token: Option<&str>, cx: &Context) {
+/// `tools/call` on the upstream; each `input_required` round of a modern upstream is asked
+/// of this request's client under the upstream's keys (a 2026-07-28 caller gets them as this
+/// call's own input requests, a legacy caller as requests), and the upstream is called
+/// again with the answers and its `requestState`.
+async fn call_relaying(
+    client: &crate::client::Client,
+    name: &str,
+    arguments: Value,
+    options: &RequestOptions,
+    cx: &Context,
+) -> Result<CallToolResult, ClientError> {
+    let params = json!({"name": name, "arguments": arguments});
+    let result = relaying(client, "tools/call", params, options, cx).await?;
+    serde_json::from_value(result).map_err(|e| ClientError::Decode(e.to_string()))
+}
+
+/// `method` on the upstream, its `input_required` rounds relayed to this request's client.
+async fn relaying(
+    client: &crate::client::Client,
+    method: &str,
+    mut params: Value,
+    options: &RequestOptions,
+    cx: &Context,
+) -> Result<Value, ClientError> {
+    for _ in 0..MAX_ROUNDS {
+        let result = client.request_with(method, params.clone(), options).await?;
+        if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+            return Ok(result);
+        }
+        let requests = result
+            .get("inputRequests")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        let mut asks = Vec::new();
+        for (key, request) in requests {
+            let request: InputRequest = serde_json::from_value(request)
+                .map_err(|e| ClientError::Decode(format!("input request `{key}`: {e}")))?;
+            asks.push(async move { (key.clone(), cx.relay(request).key(key).await) });
+        }
+        let mut responses = Map::new();
+        for (key, answer) in futures_util::future::join_all(asks).await {
+            let answer = answer.map_err(|e| {
+                ClientError::Rpc(ErrorObject::internal(format!("input request `{key}`: {e}")))
+            })?;
+            responses.insert(key, answer);
+        }
+        params["inputResponses"] = Value::Object(responses);
+        match result.get("requestState") {
+            Some(state) => params["requestState"] = state.clone(),
+            None => {
+                if let Some(p) = params.as_object_mut() {
+                    p.remove("requestState");
+                }
+            }
+        }
+    }
+    Err(ClientError::Decode(format!(
+        "the upstream asked for input more than {MAX_ROUNDS} times"
+    )))
+}
+
+/// The options of a forwarded request: a modern upstream asks in the caller's name, so it
+/// sees the caller's capabilities.
+fn as_caller(cx: &Context) -> RequestOptions {
+    let mut options = RequestOptions::default();
+    options.meta.insert(
+        keys::CLIENT_CAPABILITIES.into(),
+        serde_json::to_value(cx.client_capabilities()).expect("serializes"),
+    );
+    options
+}
+
+/// The most `input_required` rounds a forwarded call goes through.
+const MAX_ROUNDS: usize = 16;
+
+/// Forwards an upstream `notifications/progress` of the request whose token is `token`,
+/// and its `notifications/message` when the caller asked for logs and this is the only
+/// call in flight on the upstream (over stdio a log message names no request: with
+/// several calls in flight it could be another caller's, and is not forwarded).
+async fn forward_notification(n: &Value, token: Option<&str>, link: &Link, cx: &Context) {
     let params = &n["params"];
     if n["method"] == "notifications/progress"
         && token.is_some_and(|t| params["progressToken"] == t)
     {
         let done = params["progress"].as_f64().unwrap_or_default();
         cx.progress(done, params["total"].as_f64(), params["message"].as_str())
+            .await;
+    } else if n["method"] == "notifications/message"
+        && cx.log_level().is_some()
+        && link.callers.alone()
+        && let Ok(level) = serde_json::from_value::<LoggingLevel>(params["level"].clone())
+    {
+        cx.log(level, params["logger"].as_str(), &params["data"])
             .await;
     }
 }
@@ -210,15 +306,18 @@ fn forward_read(
 + Sync
 + 'static {
     let link = link.clone();
-    move |request, _cx| {
+    move |request, cx| {
         let link = link.clone();
         Box::pin(async move {
             let client = link.client()?;
-            client
-                .read_resource(request.uri())
+            let _in_flight = link.callers.enter(&cx);
+            let params = json!({"uri": request.uri()});
+            let result = relaying(&client, "resources/read", params, &as_caller(&cx), &cx)
                 .await
+                .map_err(|e| link.error(e))?;
+            serde_json::from_value::<crate::protocol::ReadResourceResult>(result)
                 .map(|read| read.contents)
-                .map_err(|e| link.error(e))
+                .map_err(|e| link.error(ClientError::Decode(e.to_string())))
         })
     }
 }

@@ -12,8 +12,10 @@ use std::time::Duration;
 use arc_swap::ArcSwapOption;
 use serde_json::{Value, json};
 
+use super::callers::Callers;
 use super::lists::{Snapshot, snapshot};
 use super::upstream::Upstream;
+use crate::client::handlers::Relay;
 use crate::client::{Client, ClientError, Subscription};
 use crate::error::Error;
 use crate::protocol::ErrorObject;
@@ -26,11 +28,16 @@ const MAX_BACKOFF: Duration = Duration::from_secs(10);
 /// Turns an upstream's lists into this server's items (`items::items`).
 pub(super) type Rebuild = fn(&Arc<Link>, Snapshot) -> (ToolSet, PromptSet, ResourceSet, ItemNames);
 
-/// One upstream: its prefix, how to reach it, and the client in use.
+/// One upstream: its prefix, its name in messages, how to reach it, and the client in use.
 pub(super) struct Link {
-    pub(super) prefix: String,
+    /// Before its tools' and prompts' names (none when empty).
+    prefix: String,
+    /// The prefix, or for an unprefixed upstream its program or URL.
+    pub(super) name: String,
     upstream: Upstream,
     current: ArcSwapOption<Client>,
+    /// The forwarded calls in flight (whom a legacy upstream's questions go to).
+    pub(super) callers: Arc<Callers>,
 }
 
 impl Link {
@@ -39,20 +46,40 @@ impl Link {
         prefix: String,
         upstream: Upstream,
     ) -> Result<(Arc<Self>, Snapshot), Error> {
-        let client = upstream.connect().await.map_err(|e| Error::Upstream {
-            name: prefix.clone(),
-            message: e.to_string(),
-        })?;
+        let name = if prefix.is_empty() {
+            upstream.label()
+        } else {
+            prefix.clone()
+        };
+        let callers = Arc::new(Callers::default());
+        let client = upstream
+            .connect(relay(&callers))
+            .await
+            .map_err(|e| Error::Upstream {
+                name: name.clone(),
+                message: e.to_string(),
+            })?;
         let snapshot = snapshot(&client).await.map_err(|e| Error::Upstream {
-            name: prefix.clone(),
+            name: name.clone(),
             message: format!("listing what it serves: {e}"),
         })?;
         let link = Arc::new(Self {
             prefix,
+            name,
             upstream,
             current: ArcSwapOption::from_pointee(client),
+            callers,
         });
         Ok((link, snapshot))
+    }
+
+    /// The name an upstream tool or prompt is served under.
+    pub(super) fn served(&self, name: &str) -> String {
+        if self.prefix.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{}_{name}", self.prefix)
+        }
     }
 
     /// The client in use, or the error a request gets while the upstream is down.
@@ -63,7 +90,7 @@ impl Link {
             .ok_or_else(|| {
                 ErrorObject::internal(format!(
                     "upstream `{}` is unavailable: it stopped and is being started again",
-                    self.prefix
+                    self.name
                 ))
             })
     }
@@ -73,7 +100,7 @@ impl Link {
     pub(super) fn error(&self, e: ClientError) -> ErrorObject {
         match e {
             ClientError::Rpc(e) => e,
-            other => ErrorObject::internal(format!("upstream `{}`: {other}", self.prefix)),
+            other => ErrorObject::internal(format!("upstream `{}`: {other}", self.name)),
         }
     }
 
@@ -87,7 +114,7 @@ impl Link {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             tracing::warn!(
                 target: "mcp_framework::proxy",
-                upstream = %self.prefix,
+                upstream = %self.name,
                 "built outside a Tokio runtime: its list changes and restarts are not followed"
             );
             return;
@@ -110,15 +137,15 @@ impl Link {
                 if server.upgrade().is_none() {
                     return;
                 }
-                match self.upstream.connect().await {
+                match self.upstream.connect(relay(&self.callers)).await {
                     Ok(client) => {
-                        tracing::info!(target: "mcp_framework::proxy", upstream = %self.prefix, "upstream started again");
+                        tracing::info!(target: "mcp_framework::proxy", upstream = %self.name, "upstream started again");
                         self.current.store(Some(Arc::new(client)));
                         backoff = Duration::from_millis(100);
                         self.resync(&server, &mut names, rebuild).await;
                     }
                     Err(e) => {
-                        tracing::warn!(target: "mcp_framework::proxy", upstream = %self.prefix, "cannot start the upstream again: {e}");
+                        tracing::warn!(target: "mcp_framework::proxy", upstream = %self.name, "cannot start the upstream again: {e}");
                         backoff = (backoff * 2).min(MAX_BACKOFF);
                     }
                 }
@@ -128,7 +155,7 @@ impl Link {
             loop {
                 tokio::select! {
                     () = client.closed() => {
-                        tracing::warn!(target: "mcp_framework::proxy", upstream = %self.prefix, "the upstream stopped; starting it again");
+                        tracing::warn!(target: "mcp_framework::proxy", upstream = %self.name, "the upstream stopped; starting it again");
                         self.current.store(None);
                         break;
                     }
@@ -165,10 +192,19 @@ impl Link {
         match snapshot(&client).await {
             Ok(snapshot) => replace(&handle, self, names, rebuild(self, snapshot)),
             Err(e) => {
-                tracing::warn!(target: "mcp_framework::proxy", upstream = %self.prefix, "cannot list the upstream: {e}");
+                tracing::warn!(target: "mcp_framework::proxy", upstream = %self.name, "cannot list the upstream: {e}");
             }
         }
     }
+}
+
+/// The client's answer to an upstream's questions: asked of the caller whose call it is.
+fn relay(callers: &Arc<Callers>) -> Relay {
+    let callers = callers.clone();
+    Arc::new(move |method, params| {
+        let (callers, method) = (callers.clone(), method.to_owned());
+        Box::pin(async move { callers.ask(&method, params).await })
+    })
 }
 
 /// Swaps the items of `link` for those of `snapshot`.
@@ -182,7 +218,7 @@ fn replace(
         Ok(()) => *names = next,
         Err(e) => tracing::warn!(
             target: "mcp_framework::proxy",
-            upstream = %link.prefix,
+            upstream = %link.name,
             "the upstream's new lists were refused: {e}"
         ),
     }

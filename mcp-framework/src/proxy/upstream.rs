@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
 
+use crate::client::handlers::Relay;
 use crate::client::{Client, ClientError};
 
 /// A server to proxy: a program speaking stdio, or a Streamable HTTP endpoint.
@@ -110,16 +111,31 @@ impl Upstream {
         self
     }
 
-    /// A new connection to the upstream (its era found out by the client's probe).
-    pub(super) async fn connect(&self) -> Result<Client, ClientError> {
-        let builder =
-            Client::builder()
-                .timeout(self.timeout)
-                .client_info(crate::protocol::Implementation {
-                    name: "mcp-framework-proxy".into(),
-                    version: env!("CARGO_PKG_VERSION").into(),
-                    ..Default::default()
-                });
+    /// What messages call an upstream served without a prefix: its program's file name,
+    /// or its URL.
+    pub(super) fn label(&self) -> String {
+        match &self.kind {
+            Kind::Stdio { program, .. } => std::path::Path::new(program)
+                .file_name()
+                .unwrap_or(program)
+                .to_string_lossy()
+                .into_owned(),
+            #[cfg(feature = "client-http")]
+            Kind::Http { url, .. } => url.clone(),
+        }
+    }
+
+    /// A new connection to the upstream (its era found out by the client's probe), its
+    /// questions passed to `relay`.
+    pub(super) async fn connect(&self, relay: Relay) -> Result<Client, ClientError> {
+        let builder = Client::builder()
+            .timeout(self.timeout)
+            .relay(relay)
+            .client_info(crate::protocol::Implementation {
+                name: "mcp-framework-proxy".into(),
+                version: env!("CARGO_PKG_VERSION").into(),
+                ..Default::default()
+            });
         match &self.kind {
             Kind::Stdio {
                 program,

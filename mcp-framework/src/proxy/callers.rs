@@ -1,0 +1,93 @@
+//! `Callers`: the calls an upstream is serving for this server, while they run. A legacy
+//! upstream asks its questions (elicitation, sampling, roots) as requests of its own that
+//! name no call; with one call in flight the question is that call's and is asked of its
+//! caller (as an input request of a 2026-07-28 caller, a request to a legacy one), with
+//! several it cannot be told whose it is and is refused, never asked of someone else. The
+//! same rule says whose a log message is.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use crate::context::Context;
+use crate::protocol::{ErrorObject, InputRequest};
+
+/// The forwarded calls in flight, with their contexts.
+#[derive(Default)]
+pub(super) struct Callers {
+    next: AtomicU64,
+    list: Mutex<Vec<(u64, Context, CancellationToken)>>,
+}
+
+/// A forwarded call in flight; dropping it (the call ended or was dropped) ends the
+/// questions asked in its name.
+pub(super) struct InFlight {
+    callers: Arc<Callers>,
+    id: u64,
+    over: CancellationToken,
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.over.cancel();
+        self.callers
+            .list
+            .lock()
+            .expect("callers")
+            .retain(|(id, ..)| *id != self.id);
+    }
+}
+
+impl Callers {
+    /// Counts the call of `cx` until the guard is dropped.
+    pub(super) fn enter(self: &Arc<Self>, cx: &Context) -> InFlight {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let over = CancellationToken::new();
+        self.list
+            .lock()
+            .expect("callers")
+            .push((id, cx.clone(), over.clone()));
+        InFlight {
+            callers: self.clone(),
+            id,
+            over,
+        }
+    }
+
+    /// Whether one call alone is in flight.
+    pub(super) fn alone(&self) -> bool {
+        self.list.lock().expect("callers").len() == 1
+    }
+
+    /// Asks the upstream's question `method`/`params` of the caller of the one call in
+    /// flight; its answer as it gave it.
+    pub(super) async fn ask(&self, method: &str, params: Value) -> Result<Value, ErrorObject> {
+        let (cx, over) = {
+            let list = self.list.lock().expect("callers");
+            match list.as_slice() {
+                [(_, cx, over)] => (cx.clone(), over.clone()),
+                [] => {
+                    return Err(ErrorObject::invalid_request(format!(
+                        "{method}: no call is in flight to ask it for"
+                    )));
+                }
+                _ => {
+                    return Err(ErrorObject::invalid_request(format!(
+                        "{method}: several calls are in flight and the question names none"
+                    )));
+                }
+            }
+        };
+        let request: InputRequest =
+            serde_json::from_value(json!({"method": method, "params": params}))
+                .map_err(|e| ErrorObject::invalid_params(e.to_string()))?;
+        tokio::select! {
+            answer = cx.relay(request) => answer.map_err(|e| ErrorObject::internal(e.to_string())),
+            () = over.cancelled() => Err(ErrorObject::internal(format!(
+                "{method}: the call that asked is over"
+            ))),
+        }
+    }
+}
