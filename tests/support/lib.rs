@@ -153,6 +153,8 @@ mod guide {
     struct Testing;
     #[doc = include_str!("../../guide/src/client.md")]
     struct TheClient;
+    #[doc = include_str!("../../guide/src/composition.md")]
+    struct Composition;
     #[doc = include_str!("../../guide/src/tasks.md")]
     struct Tasks;
     #[doc = include_str!("../../guide/src/skills.md")]
