@@ -338,3 +338,59 @@ async fn http_sends_the_bearer_token_on_every_request() {
     assert!(seen.len() >= 2, "{seen:?}");
     assert!(seen.iter().all(|a| a == "Bearer t0ken"), "{seen:?}");
 }
+
+#[tokio::test]
+async fn a_request_given_up_on_is_cancelled_at_the_server() {
+    // A "server" that never answers `slow` and writes every line it reads to a file.
+    let seen = tests::temp_dir("client-cancel").join("seen.jsonl");
+    let script = format!(
+        r#"
+while IFS= read -r line; do
+  printf '%s\n' "$line" >> '{}'
+  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+  case "$line" in
+    *'"method":"server/discover"'*)
+      printf '{{"jsonrpc":"2.0","id":%s,"result":{{"supportedVersions":["2026-07-28"],"capabilities":{{}}}}}}\n' "$id" ;;
+  esac
+done
+"#,
+        seen.display()
+    );
+    let mut command = tokio::process::Command::new("sh");
+    command.args(["-c", &script]);
+    let client = Client::builder().connect_stdio(command).await.unwrap();
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2026_07_28);
+    // The caller gives up (its future is dropped): the server hears the cancellation.
+    let gave_up = tokio::time::timeout(
+        Duration::from_millis(200),
+        client.request("slow", json!({})),
+    )
+    .await;
+    assert!(gave_up.is_err());
+    let mut cancelled = None;
+    for _ in 0..50 {
+        let text = std::fs::read_to_string(&seen).unwrap_or_default();
+        let lines: Vec<Value> = text
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        let slow = lines
+            .iter()
+            .find(|m| m["method"] == "slow")
+            .map(|m| m["id"].clone());
+        cancelled = lines
+            .iter()
+            .find(|m| m["method"] == "notifications/cancelled")
+            .map(|m| m["params"]["requestId"].clone());
+        if let (Some(slow), Some(c)) = (&slow, &cancelled) {
+            assert_eq!(slow, c);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(
+        cancelled.is_some(),
+        "no notifications/cancelled reached the server"
+    );
+    client.close().await;
+}

@@ -338,3 +338,53 @@ async fn progress_of_an_upstream_call_reaches_the_gateways_client() {
     }
     assert_eq!(seen, [1.0, 2.0, 3.0]);
 }
+
+#[tokio::test]
+async fn a_server_of_this_process_is_mounted_under_a_prefix() {
+    let inner = tests::fixture::server();
+    let outer = mcp_framework::Server::builder()
+        .name("outer")
+        .tools(mcp_framework::ToolSet::new())
+        .prompts(mcp_framework::PromptSet::new())
+        .resources(mcp_framework::ResourceSet::new())
+        .mount("inner", inner)
+        .await
+        .unwrap()
+        .build()
+        .unwrap();
+    for legacy in [false, true] {
+        let builder = Client::builder()
+            .on_elicit(|p| async move {
+                let answer = if p.message().contains("name") {
+                    json!({"name": "Grace"})
+                } else {
+                    json!({"color": "blue"})
+                };
+                ElicitResult::accept(Some(answer.as_object().cloned().unwrap()))
+            })
+            .on_sample(|_| async move { tests::fixture::sampled("a summary") });
+        let builder = if legacy {
+            builder.legacy(ProtocolVersion::V2025_11_25)
+        } else {
+            builder
+        };
+        let client = builder.connect(&outer).await.unwrap();
+        let sum = client
+            .call_tool("inner_add", json!({"a": 1, "b": 2}))
+            .await
+            .unwrap();
+        assert_eq!(sum.structured_content, Some(json!({"sum": 3.0})));
+        // Two questions of the mounted server, asked of this client.
+        let asked = client.call_tool("inner_ask_two", json!({})).await.unwrap();
+        assert_eq!(
+            asked.content[0].as_text(),
+            Some("Hello Grace, you like blue"),
+            "legacy: {legacy}"
+        );
+        let summary = client
+            .call_tool("inner_summarize", json!({}))
+            .await
+            .unwrap();
+        assert_eq!(summary.content[0].as_text(), Some("LLM said: a summary"));
+    }
+}

@@ -5,6 +5,7 @@ use super::items::items;
 use super::link::Link;
 use super::upstream::Upstream;
 use crate::error::Error;
+use crate::server::Server;
 use crate::server::builder::ServerBuilder;
 
 impl ServerBuilder {
@@ -38,5 +39,12 @@ impl ServerBuilder {
             .on_build(Box::new(move |handle| {
                 link.supervise(handle.downgrade(), names, items);
             })))
+    }
+
+    /// Serves `server`, built in this process, under `prefix` as [`proxy`](Self::proxy)
+    /// serves an upstream (over an in-memory pipe in the stdio wire format): its changes
+    /// become this server's, its questions reach the caller.
+    pub async fn mount(self, prefix: impl Into<String>, server: Server) -> Result<Self, Error> {
+        self.proxy(prefix, Upstream::server(server)).await
     }
 }

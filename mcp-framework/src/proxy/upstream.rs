@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use crate::client::handlers::Relay;
 use crate::client::{Client, ClientError};
+use crate::server::Server;
 
 /// A server to proxy: a program speaking stdio, or a Streamable HTTP endpoint.
 #[derive(Clone)]
@@ -29,6 +30,8 @@ enum Kind {
     },
     #[cfg(feature = "client-http")]
     Http { url: String, bearer: Option<String> },
+    /// A server of this process, over an in-memory pipe.
+    Server(Box<Server>),
 }
 
 impl fmt::Debug for Upstream {
@@ -44,6 +47,7 @@ impl fmt::Debug for Upstream {
                 .debug_struct("Upstream::http")
                 .field("url", url)
                 .finish_non_exhaustive(),
+            Kind::Server(server) => f.debug_tuple("Upstream::server").field(server).finish(),
         }
     }
 }
@@ -78,8 +82,16 @@ impl Upstream {
         }
     }
 
+    /// A [`Server`] built in this process, reached over an in-memory pipe (what
+    /// [`ServerBuilder::mount`](crate::ServerBuilder::mount) serves).
+    pub fn server(server: Server) -> Self {
+        Self {
+            kind: Kind::Server(Box::new(server)),
+            timeout: Duration::from_secs(60),
+        }
+    }
+
     /// Sets an environment variable of the program (stdio).
-    #[cfg_attr(not(feature = "client-http"), allow(irrefutable_let_patterns))]
     pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
         if let Kind::Stdio { env, .. } = &mut self.kind {
             env.push((key.into(), value.into()));
@@ -88,7 +100,6 @@ impl Upstream {
     }
 
     /// The program's working directory (stdio).
-    #[cfg_attr(not(feature = "client-http"), allow(irrefutable_let_patterns))]
     pub fn current_dir(mut self, path: impl Into<PathBuf>) -> Self {
         if let Kind::Stdio { dir, .. } = &mut self.kind {
             *dir = Some(path.into());
@@ -122,6 +133,7 @@ impl Upstream {
                 .into_owned(),
             #[cfg(feature = "client-http")]
             Kind::Http { url, .. } => url.clone(),
+            Kind::Server(server) => server.info().name.clone(),
         }
     }
 
@@ -161,6 +173,7 @@ impl Upstream {
                 };
                 builder.connect_http(url).await
             }
+            Kind::Server(server) => builder.connect(server).await,
         }
     }
 }
