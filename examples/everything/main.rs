@@ -889,6 +889,12 @@ async fn main() -> Result<(), mcp_framework::Error> {
         .name("everything")
         .version(env!("CARGO_PKG_VERSION"))
         .title("Everything")
+        .description("A test server exercising every MCP feature")
+        // A Server Card at <endpoint>/server-card, listed in /.well-known/ai-catalog.json.
+        .server_card(
+            mcp_framework::ServerCard::new("io.github.mcp-framework/everything")
+                .ai_catalog("urn:air:mcp-framework.github.io:mcp:everything"),
+        )
         .layer(AuditLayer::new())
         .add_tools(json_schema_2020_12_tool())
         // Agent Skills (the Skills extension), embedded and checked at compile time: one

@@ -36,6 +36,8 @@ pub mod apps;
 #[cfg(feature = "auth")]
 pub mod auth;
 mod cache;
+#[cfg(feature = "http")]
+mod card;
 mod completion;
 mod error;
 mod events;
@@ -58,6 +60,8 @@ mod unguessable;
 pub mod protocol;
 
 pub use cache::{CachePolicy, Cacheable};
+#[cfg(feature = "http")]
+pub use card::ServerCard;
 /// The clap this crate parses the command line with (feature `cli`): derive your own flags
 /// for [`ServerBuilder::run_with`] with `#[derive(clap::Args)]` after `use mcp_framework::clap;`.
 #[cfg(feature = "cli")]

@@ -66,9 +66,11 @@ fn schema(revision: &str) -> &'static Value {
     static MODERN: OnceLock<Value> = OnceLock::new();
     static LEGACY: OnceLock<Value> = OnceLock::new();
     static APPS: OnceLock<Value> = OnceLock::new();
+    static CARD: OnceLock<Value> = OnceLock::new();
     let cell = match revision {
         "2026-07-28" => &MODERN,
         "apps" => &APPS,
+        "server-card" => &CARD,
         _ => &LEGACY,
     };
     cell.get_or_init(|| {

@@ -55,6 +55,9 @@ pub struct ServerBuilder {
     config: Config,
     #[cfg(feature = "http")]
     http: HttpConfig,
+    /// The Server Card served beside the HTTP endpoint.
+    #[cfg(feature = "http")]
+    card: Option<crate::card::ServerCard>,
     state_key: Option<StateKey>,
     previous_state_keys: Vec<StateKey>,
     state_ttl: Duration,
@@ -103,6 +106,8 @@ impl Server {
             config: Config::default(),
             #[cfg(feature = "http")]
             http: HttpConfig::default(),
+            #[cfg(feature = "http")]
+            card: None,
             state_key: None,
             previous_state_keys: Vec::new(),
             state_ttl: Duration::from_secs(600),
@@ -436,6 +441,17 @@ impl ServerBuilder {
         self
     }
 
+    /// Serves a Server Card (SEP-2127) at `<endpoint>/server-card`: this server's name,
+    /// version, title, description, icons and website, with `card`'s reverse-DNS name,
+    /// public URLs and repository (and, if it asks, an AI Catalog at
+    /// `/.well-known/ai-catalog.json`). Checked at `build()`: the card needs a description
+    /// of at most 100 characters ([`description`](Self::description)).
+    #[cfg(feature = "http")]
+    pub fn server_card(mut self, card: crate::card::ServerCard) -> Self {
+        self.card = Some(card);
+        self
+    }
+
     /// The HTTP settings so far, for the command line to add to.
     #[cfg(all(feature = "http", feature = "cli"))]
     pub(crate) fn http_mut(&mut self) -> &mut HttpConfig {
@@ -518,7 +534,12 @@ impl ServerBuilder {
             let mut config = self.http;
             #[cfg(feature = "auth")]
             default_scopes_supported(&mut config, &catalog);
-            Arc::new(Http::new(config).map_err(|e| Error::Config(e.to_string()))?)
+            let card = self
+                .card
+                .map(|card| crate::card::Card::new(card, &self.info))
+                .transpose()
+                .map_err(|e| Error::Config(format!("the Server Card: {e}")))?;
+            Arc::new(Http::new(config, card).map_err(|e| Error::Config(e.to_string()))?)
         };
         let keeps_tasks = self.tasks.is_some()
             || self.task_store.is_some()

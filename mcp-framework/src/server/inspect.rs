@@ -12,6 +12,19 @@ use crate::principal::Requirement;
 use crate::tasks::TaskSupport;
 
 /// What `inspect` prints for `server`.
+/// `inspect --card`: the Server Card as served (its remotes are its public URLs; without
+/// them each request's card names the endpoint it reached).
+pub(crate) fn card(server: &Server) -> Result<String, crate::error::Error> {
+    #[cfg(feature = "http")]
+    if let Some(card) = &server.http.card {
+        return Ok(serde_json::to_string_pretty(&card.document(None)).expect("JSON values"));
+    }
+    let _ = server;
+    Err(crate::error::Error::Command(
+        "this server has no Server Card (ServerBuilder::server_card)".into(),
+    ))
+}
+
 pub(crate) fn inspect(server: &Server, as_json: bool) -> String {
     if as_json {
         let text = serde_json::to_string_pretty(&described(server)).expect("JSON values");

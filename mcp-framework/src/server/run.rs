@@ -182,7 +182,11 @@ impl ServerBuilder {
         let server = cli::apply(self, &line)?.build()?;
         #[cfg(feature = "cli")]
         match &line.command {
-            Command::Inspect { json } => {
+            Command::Inspect { card: true, .. } => {
+                println!("{}", super::inspect::card(&server)?);
+                return Ok(());
+            }
+            Command::Inspect { json, .. } => {
                 print!("{}", super::inspect::inspect(&server, *json));
                 return Ok(());
             }

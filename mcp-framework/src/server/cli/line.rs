@@ -34,10 +34,12 @@ pub(crate) enum Command {
         /// Added to the builder's `HttpConfig`.
         access: Access,
     },
-    /// `inspect [--json]`.
+    /// `inspect [--json] [--card]`.
     #[cfg(feature = "cli")]
     Inspect {
         json: bool,
+        /// The Server Card instead of the items.
+        card: bool,
     },
     /// `call`, `get-prompt`, `read`.
     #[cfg(feature = "cli")]

@@ -40,6 +40,10 @@ enum Cmd {
         /// Print JSON: the items as they are listed, and what lists do not say
         #[arg(long)]
         json: bool,
+        /// Print the Server Card (JSON) served at <endpoint>/server-card
+        #[cfg(feature = "http")]
+        #[arg(long)]
+        card: bool,
     },
     /// Call a tool in-process (no client) and print its result
     Call {
@@ -320,7 +324,16 @@ impl<A: clap::Args> Cli<A> {
             None | Some(Cmd::Stdio) => Command::Stdio,
             #[cfg(feature = "http")]
             Some(Cmd::Http(http)) => http.command(),
-            Some(Cmd::Inspect { json }) => Command::Inspect { json: *json },
+            #[cfg(feature = "http")]
+            Some(Cmd::Inspect { json, card }) => Command::Inspect {
+                json: *json,
+                card: *card,
+            },
+            #[cfg(not(feature = "http"))]
+            Some(Cmd::Inspect { json }) => Command::Inspect {
+                json: *json,
+                card: false,
+            },
             Some(Cmd::Call { tool, args, json }) => Command::Invoke(Invocation::Call {
                 tool: tool.clone(),
                 pairs: args.clone(),

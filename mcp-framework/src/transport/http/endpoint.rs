@@ -23,17 +23,23 @@ pub(crate) struct Http {
     pub(super) sessions: Sessions,
     /// The bytes request bodies being received may buffer together.
     pub(super) budget: Arc<BodyBudget>,
+    /// The Server Card served beside the endpoint, if any.
+    pub(crate) card: Option<crate::card::Card>,
 }
 
 impl Http {
     /// The HTTP side of a server with these settings, once their hosts, origins and proxies
     /// parse (the only place they are checked: what is served is this).
-    pub(crate) fn new(config: HttpConfig) -> Result<Self, ConfigError> {
+    pub(crate) fn new(
+        config: HttpConfig,
+        card: Option<crate::card::Card>,
+    ) -> Result<Self, ConfigError> {
         Guard::new(&config, None)?;
         Ok(Self {
             sessions: Sessions::new(&config),
             budget: Arc::new(BodyBudget::new(config.max_buffered_body_bytes)),
             config,
+            card,
         })
     }
 }

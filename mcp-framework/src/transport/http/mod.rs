@@ -19,6 +19,7 @@ mod accept;
 mod auth;
 mod body;
 mod budget;
+mod card;
 mod challenge;
 mod checks;
 pub(crate) mod config;
@@ -92,6 +93,24 @@ pub(crate) fn router(
     };
     #[allow(unused_mut)]
     let mut router = Router::new().route(path, route);
+    if let Some(card) = &endpoint.http.card {
+        let at: Arc<str> = Arc::from(path);
+        let on = at.clone();
+        router = router.route(
+            &card::card_path(path),
+            axum::routing::any(move |State(ep): State<Arc<Endpoint>>, request: Request| {
+                std::future::ready(card::card(&ep, &on, request))
+            }),
+        );
+        if card.catalog_identifier.is_some() {
+            router = router.route(
+                "/.well-known/ai-catalog.json",
+                axum::routing::any(move |State(ep): State<Arc<Endpoint>>, request: Request| {
+                    std::future::ready(card::catalog(&ep, &at, request))
+                }),
+            );
+        }
+    }
     #[cfg(feature = "auth")]
     if let Some(auth) = authorization {
         for at in auth.metadata_paths() {

@@ -125,6 +125,27 @@ impl Guard {
             .map(|ip| client_key(ip, self.client_ipv6_prefix))
     }
 
+    /// `scheme://host[:port]` as the request reached the server (through trusted proxies),
+    /// when its host is allowed (the origin is not checked: for public metadata).
+    pub(crate) fn reached(&self, parts: &Parts) -> Result<String, Rejected> {
+        let target = host::target(parts, &self.proxies)?;
+        if !self.hosts.allows(&target) {
+            return Err(Rejected::HostNotAllowed);
+        }
+        let Some(authority) = &target.authority else {
+            return Err(Rejected::HostNotAllowed);
+        };
+        let host = match &authority.host {
+            authority::Host::Ip(std::net::IpAddr::V6(ip)) => format!("[{ip}]"),
+            authority::Host::Ip(ip) => ip.to_string(),
+            authority::Host::Name(name) => name.to_string(),
+        };
+        Ok(match authority.port {
+            Some(port) => format!("{}://{host}:{port}", target.scheme),
+            None => format!("{}://{host}", target.scheme),
+        })
+    }
+
     /// The host and the origin of a request.
     pub(crate) fn check(&self, parts: &Parts) -> Result<(), Rejected> {
         let target = host::target(parts, &self.proxies)?;
