@@ -169,6 +169,8 @@ mod guide {
     struct Authorization;
     #[doc = include_str!("../../guide/src/deploying.md")]
     struct Deploying;
+    #[doc = include_str!("../../guide/src/server-card.md")]
+    struct ServerCards;
     #[doc = include_str!("../../guide/src/observability.md")]
     struct Observability;
     #[doc = include_str!("../../guide/src/performance.md")]
