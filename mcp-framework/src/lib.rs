@@ -41,6 +41,7 @@ mod card;
 mod completion;
 mod error;
 mod events;
+pub mod extension;
 mod future;
 mod headers;
 mod inflight;

@@ -25,6 +25,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use futures_util::future::Either;
+use serde_json::Value;
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 use tracing::Instrument as _;
@@ -37,6 +38,7 @@ use self::resolve::ResolvedRead;
 use self::views::{ListView, SetLevelView, UriView, parse};
 use crate::admission::Refusal;
 use crate::cache::{ListKind, decode_cursor};
+use crate::context::Asker;
 use crate::inflight::InFlight;
 use crate::protocol::jsonrpc::{Notification, Request};
 use crate::protocol::meta::{RequestMeta, read_request_meta};
@@ -317,7 +319,43 @@ fn route<'a>(
             });
             (run, None)
         }
-        _ => (Err(answer(server, method, &request, &era, &carrier)), None),
+        _ => match server.extensions.request(method) {
+            Some(handler) => {
+                let handler = handler.clone();
+                let target = Some(Arc::<str>::from(method));
+                let params: Value = request
+                    .params
+                    .as_deref()
+                    .and_then(|p| serde_json::from_str(p.get()).ok())
+                    .unwrap_or(Value::Null);
+                let cx = run::context(server, request.id, era, carrier, Asker::None, None);
+                (boxed(extension_call(handler, params, cx)), target)
+            }
+            None => (Err(answer(server, method, &request, &era, &carrier)), None),
+        },
+    }
+}
+
+/// A custom request of an extension: its handler's result, or its error; a panic is an
+/// internal error, as a handler's is.
+async fn extension_call(
+    handler: crate::extension::RequestFn,
+    params: Value,
+    cx: crate::context::Context,
+) -> Reply {
+    use futures_util::FutureExt as _;
+    match std::panic::AssertUnwindSafe(handler(params, cx))
+        .catch_unwind()
+        .await
+    {
+        Ok(Ok(result)) => Reply::Result(Bytes::from(
+            serde_json::to_vec(&result).expect("a JSON value serializes"),
+        )),
+        Ok(Err(e)) => Reply::error(e),
+        Err(panic) => Reply::error(ErrorObject::internal(format!(
+            "the handler panicked: {}",
+            run::panic_message(panic.as_ref())
+        ))),
     }
 }
 
@@ -453,11 +491,18 @@ pub(crate) fn open_session(
 }
 
 /// A notification from the client: `notifications/cancelled` stops the request it names
-/// among `inflight`. (`notifications/initialized` needs nothing: a legacy session serves
-/// requests from its `initialize` on.)
-pub(crate) fn on_notification(notification: &Notification, inflight: &InFlight) {
+/// among `inflight` (the connection's or the legacy session's; a modern HTTP notification
+/// has none), an extension's notification runs its handler on a task of its own.
+/// (`notifications/initialized` needs nothing: a legacy session serves requests from its
+/// `initialize` on.)
+pub(crate) fn on_notification(
+    server: &ServerInner,
+    notification: &Notification,
+    inflight: Option<&InFlight>,
+) {
     match notification.method.as_str() {
         "notifications/cancelled" => {
+            let Some(inflight) = inflight else { return };
             let id = notification
                 .params
                 .as_deref()
@@ -467,6 +512,16 @@ pub(crate) fn on_notification(notification: &Notification, inflight: &InFlight) 
                 inflight.cancel(&id);
             }
         }
-        other => tracing::trace!(method = other, "notification ignored"),
+        other => match server.extensions.notification(other) {
+            Some(handler) => {
+                let params: Value = notification
+                    .params
+                    .as_deref()
+                    .and_then(|p| serde_json::from_str(p.get()).ok())
+                    .unwrap_or(Value::Null);
+                tokio::spawn(handler(params));
+            }
+            None => tracing::trace!(method = other, "notification ignored"),
+        },
     }
 }

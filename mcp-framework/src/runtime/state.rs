@@ -54,6 +54,8 @@ pub(crate) struct ServerInner {
     /// The skills (the Skills extension), when the server was built with any; swapped
     /// whole when they change at run time.
     pub(crate) skills: Option<ArcSwap<SkillIndex>>,
+    /// The extensions registered with the builder, and their methods.
+    pub(crate) extensions: crate::extension::Extensions,
 }
 
 /// Values registered with [`ServerBuilder::state`](crate::ServerBuilder::state), by type.

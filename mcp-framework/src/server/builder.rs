@@ -70,6 +70,8 @@ pub struct ServerBuilder {
     make_task_store: Option<MakeTaskStore>,
     skills: Vec<Skill>,
     skill_dirs: Vec<PathBuf>,
+    /// The extensions enabled (SEP-3371's registration point).
+    extensions: Vec<Box<dyn crate::extension::Extension>>,
     /// Given the built server's handle, once (what follows the catalog of another server,
     /// a proxy's upstream, starts there).
     on_build: Vec<OnBuild>,
@@ -120,6 +122,7 @@ impl Server {
             skills: Vec::new(),
             skill_dirs: Vec::new(),
             on_build: Vec::new(),
+            extensions: Vec::new(),
         }
     }
 }
@@ -316,6 +319,16 @@ impl ServerBuilder {
     /// 413, larger stdio lines a JSON-RPC error.
     pub fn max_message_bytes(mut self, bytes: usize) -> Self {
         self.config.max_message_bytes = bytes;
+        self
+    }
+
+    /// Enables a protocol extension packaged as an
+    /// [`Extension`](crate::extension::Extension): its settings are declared under
+    /// `capabilities.extensions`, its custom methods answered, its routes served. Checked
+    /// at `build()` with every other extension (identifiers unique, dependencies present,
+    /// no core or duplicate method): on any problem nothing is served.
+    pub fn extension(mut self, extension: impl crate::extension::Extension) -> Self {
+        self.extensions.push(Box::new(extension));
         self
     }
 
@@ -563,6 +576,16 @@ impl ServerBuilder {
                 serde_json::json!({"directoryRead": true}),
             );
         }
+        let registered = crate::extension::Extensions::build(&self.extensions)
+            .map_err(|e| Error::Config(format!("extensions: {e}")))?;
+        for (id, settings) in &registered.declared {
+            if extensions.contains_key(id) {
+                return Err(Error::Config(format!(
+                    "extensions: `{id}` is an extension this server provides itself"
+                )));
+            }
+            extensions.insert(id.clone(), serde_json::Value::Object(settings.clone()));
+        }
         let extensions = (!extensions.is_empty()).then_some(extensions);
         // Change notifications need a stream to travel on: without listen there is none.
         let streams = self.config.listen.enabled.then_some(true);
@@ -636,6 +659,7 @@ impl ServerBuilder {
             middleware: self.layers.build(Route),
             tasks,
             skills: skills.map(|(index, _)| ArcSwap::from_pointee(index)),
+            extensions: registered,
             config: self.config,
         };
         let server = Server::from_inner(

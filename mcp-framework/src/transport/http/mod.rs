@@ -93,6 +93,10 @@ pub(crate) fn router(
     };
     #[allow(unused_mut)]
     let mut router = Router::new().route(path, route);
+    // What extensions serve beside the endpoint (SEP-3371's transport hook).
+    for (at, route) in &endpoint.server.extensions.routes {
+        router = router.route(at, route.clone().with_state(()));
+    }
     if let Some(card) = &endpoint.http.card {
         let at: Arc<str> = Arc::from(path);
         let on = at.clone();
@@ -260,9 +264,12 @@ async fn post(ep: Arc<Endpoint>, parts: Parts, body: Body) -> Response {
     };
     match message {
         Incoming::Notification(n) => {
-            if let Some(s) = &session {
-                on_notification(&n, &s.session.inflight);
-            }
+            // A modern notification has no session: only an extension's can mean anything.
+            on_notification(
+                &ep.server,
+                &n,
+                session.as_ref().map(|s| &s.session.inflight),
+            );
             accepted()
         }
         Incoming::Response(r) => {

@@ -243,7 +243,7 @@ async fn on_message(conn: &Arc<Connection>, bytes: &[u8]) {
                 .send(Reply::error_message(rejected.id.as_ref(), &rejected.error))
                 .await;
         }
-        Ok(Incoming::Notification(n)) => on_notification(&n, &conn.inflight),
+        Ok(Incoming::Notification(n)) => on_notification(&conn.server, &n, Some(&conn.inflight)),
         Ok(Incoming::Response(r)) => {
             let session = conn.session.lock().expect("session").clone();
             if let Some(session) = session {

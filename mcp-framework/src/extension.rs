@@ -1,0 +1,285 @@
+//! Extensions (SEP-2133) as packages (SEP-3371's extension points): an [`Extension`] has
+//! an identifier, the settings it declares under `capabilities.extensions`, the other
+//! extensions it needs, and what it contributes at setup — custom requests and
+//! notifications with typed params, and (HTTP) routes beside the endpoint. The builder
+//! checks them all at `build()` (identifiers unique and namespaced, dependencies present
+//! in any order, method names neither core nor taken) and nothing is served partly
+//! installed; dispatch then finds a custom method here after the core ones.
+
+use std::collections::{BTreeMap, HashMap};
+use std::future::Future;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::context::Context;
+use crate::future::BoxFuture;
+use crate::protocol::{ErrorObject, JsonObject};
+
+/// A protocol extension packaged for this framework: applications enable it with
+/// [`ServerBuilder::extension`](crate::ServerBuilder::extension).
+///
+/// ```
+/// use mcp_framework::extension::{Extension, Setup};
+/// use mcp_framework::protocol::ErrorObject;
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Deserialize)]
+/// struct Query { query: String }
+/// #[derive(Serialize)]
+/// struct Matches { matches: Vec<String> }
+///
+/// /// `com.example/search`: a catalog search method.
+/// struct Search;
+///
+/// impl Extension for Search {
+///     fn id(&self) -> &str { "com.example/search" }
+///     fn setup(&self, setup: &mut Setup) {
+///         setup.request("com.example/search", |q: Query, _cx| async move {
+///             Ok::<_, ErrorObject>(Matches { matches: vec![format!("{}-2026", q.query)] })
+///         });
+///     }
+/// }
+/// ```
+pub trait Extension: Send + Sync + 'static {
+    /// The identifier: namespaced, `vendor-prefix/name` (`com.example/search`).
+    fn id(&self) -> &str;
+
+    /// The settings declared for it under `capabilities.extensions` (`{}` by default).
+    fn settings(&self) -> JsonObject {
+        JsonObject::new()
+    }
+
+    /// The identifiers of the extensions it needs (registered in any order).
+    fn requires(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Contributes its methods (and routes); called once, at `build()`.
+    fn setup(&self, setup: &mut Setup) {
+        let _ = setup;
+    }
+}
+
+/// A custom request's handler: params in, result out.
+pub(crate) type RequestFn =
+    Arc<dyn Fn(Value, Context) -> BoxFuture<Result<Value, ErrorObject>> + Send + Sync>;
+
+/// A custom notification's handler.
+pub(crate) type NotificationFn = Arc<dyn Fn(Value) -> BoxFuture<()> + Send + Sync>;
+
+/// What an extension contributes, collected at `build()`.
+pub struct Setup {
+    id: String,
+    requests: Vec<(String, RequestFn)>,
+    notifications: Vec<(String, NotificationFn)>,
+    #[cfg(feature = "http")]
+    routes: Vec<(String, axum::routing::MethodRouter)>,
+}
+
+impl std::fmt::Debug for Setup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Setup")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Setup {
+    /// Handles the request `method`: its params read as `P` (a `-32602` names what does
+    /// not fit), the handler given the request's [`Context`], its `R` the result.
+    pub fn request<P, R, F, Fut>(&mut self, method: &str, handler: F) -> &mut Self
+    where
+        P: DeserializeOwned + Send + 'static,
+        R: Serialize + Send + 'static,
+        F: Fn(P, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<R, ErrorObject>> + Send + 'static,
+    {
+        let handler = Arc::new(handler);
+        let f: RequestFn = Arc::new(move |params: Value, cx: Context| {
+            let handler = handler.clone();
+            Box::pin(async move {
+                let params = if params.is_null() {
+                    Value::Object(JsonObject::new())
+                } else {
+                    params
+                };
+                let params: P = serde_json::from_value(params)
+                    .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))?;
+                let result = handler(params, cx).await?;
+                serde_json::to_value(result).map_err(|e| {
+                    ErrorObject::internal(format!("the result does not serialize: {e}"))
+                })
+            })
+        });
+        self.requests.push((method.to_owned(), f));
+        self
+    }
+
+    /// Handles the notification `method` (params that do not read as `P` are dropped
+    /// with a log line: a notification has no answer).
+    pub fn notification<P, F, Fut>(&mut self, method: &str, handler: F) -> &mut Self
+    where
+        P: DeserializeOwned + Send + 'static,
+        F: Fn(P) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        let handler = Arc::new(handler);
+        let name = method.to_owned();
+        let f: NotificationFn = Arc::new(move |params: Value| {
+            let (handler, name) = (handler.clone(), name.clone());
+            Box::pin(async move {
+                let params = if params.is_null() {
+                    Value::Object(JsonObject::new())
+                } else {
+                    params
+                };
+                match serde_json::from_value::<P>(params) {
+                    Ok(params) => handler(params).await,
+                    Err(e) => tracing::debug!(method = %name, "notification dropped: {e}"),
+                }
+            })
+        });
+        self.notifications.push((method.to_owned(), f));
+        self
+    }
+
+    /// Serves `route` at `path` beside the MCP endpoint (an absolute path, e.g.
+    /// `/.well-known/example`), on every HTTP router of the server.
+    #[cfg(feature = "http")]
+    pub fn route(&mut self, path: &str, route: axum::routing::MethodRouter) -> &mut Self {
+        self.routes.push((path.to_owned(), route));
+        self
+    }
+}
+
+/// The methods this server answers itself: no extension may take them.
+const CORE_METHODS: &[&str] = &[
+    "initialize",
+    "ping",
+    "server/discover",
+    "tools/list",
+    "tools/call",
+    "prompts/list",
+    "prompts/get",
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "resources/directory/read",
+    "completion/complete",
+    "logging/setLevel",
+    "subscriptions/listen",
+    "tasks/get",
+    "tasks/update",
+    "tasks/cancel",
+    "skills/list",
+    "skills/get",
+    "elicitation/create",
+    "sampling/createMessage",
+    "roots/list",
+];
+
+/// Every extension of a server, checked, with what they contribute.
+#[derive(Default)]
+pub(crate) struct Extensions {
+    /// Identifier → the settings declared for it.
+    pub(crate) declared: BTreeMap<String, JsonObject>,
+    requests: HashMap<String, RequestFn>,
+    notifications: HashMap<String, NotificationFn>,
+    #[cfg(feature = "http")]
+    pub(crate) routes: Vec<(String, axum::routing::MethodRouter)>,
+}
+
+impl std::fmt::Debug for Extensions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.declared.keys()).finish()
+    }
+}
+
+impl Extensions {
+    /// Checks and sets up `extensions`: every problem is named, and none is installed
+    /// unless all are.
+    pub(crate) fn build(extensions: &[Box<dyn Extension>]) -> Result<Self, String> {
+        let mut problems = Vec::new();
+        let mut out = Self::default();
+        for ext in extensions {
+            let id = ext.id();
+            if !is_namespaced(id) {
+                problems.push(format!(
+                    "`{id}`: an extension identifier is `vendor-prefix/name` (`com.example/search`)"
+                ));
+            }
+            if out.declared.insert(id.to_owned(), ext.settings()).is_some() {
+                problems.push(format!("`{id}` is registered twice"));
+            }
+        }
+        for ext in extensions {
+            for needed in ext.requires() {
+                if !out.declared.contains_key(&needed) {
+                    problems.push(format!(
+                        "`{}` requires the extension `{needed}`, which is not registered",
+                        ext.id()
+                    ));
+                }
+            }
+        }
+        let mut owners: HashMap<String, String> = HashMap::new();
+        for ext in extensions {
+            let mut setup = Setup {
+                id: ext.id().to_owned(),
+                requests: Vec::new(),
+                notifications: Vec::new(),
+                #[cfg(feature = "http")]
+                routes: Vec::new(),
+            };
+            ext.setup(&mut setup);
+            let names = setup
+                .requests
+                .iter()
+                .map(|(m, _)| m)
+                .chain(setup.notifications.iter().map(|(m, _)| m));
+            for method in names {
+                if CORE_METHODS.contains(&method.as_str()) || method.starts_with("notifications/") {
+                    problems.push(format!(
+                        "`{}` registers `{method}`, a method of the protocol itself",
+                        setup.id
+                    ));
+                } else if let Some(owner) = owners.insert(method.clone(), setup.id.clone()) {
+                    problems.push(format!(
+                        "`{}` registers `{method}`, which `{owner}` already registered",
+                        setup.id
+                    ));
+                }
+            }
+            out.requests.extend(setup.requests);
+            out.notifications.extend(setup.notifications);
+            #[cfg(feature = "http")]
+            out.routes.extend(setup.routes);
+        }
+        if problems.is_empty() {
+            Ok(out)
+        } else {
+            Err(problems.join("; "))
+        }
+    }
+
+    /// The handler of the custom request `method`.
+    pub(crate) fn request(&self, method: &str) -> Option<&RequestFn> {
+        self.requests.get(method)
+    }
+
+    /// The handler of the custom notification `method`.
+    pub(crate) fn notification(&self, method: &str) -> Option<&NotificationFn> {
+        self.notifications.get(method)
+    }
+}
+
+/// `prefix/name`: a non-empty prefix, one `/`, a non-empty name, no spaces.
+fn is_namespaced(id: &str) -> bool {
+    matches!(id.split_once('/'), Some((prefix, name))
+        if !prefix.is_empty() && !name.is_empty() && !id.chars().any(char::is_whitespace))
+}

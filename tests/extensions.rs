@@ -1,0 +1,259 @@
+//! Extensions as packages (SEP-3371 over SEP-2133): an `Extension` declares its settings
+//! under `capabilities.extensions`, answers custom requests with typed params (over stdio
+//! and HTTP, both eras), hears custom notifications, serves an HTTP route beside the
+//! endpoint, and is refused at `build()` — with every problem named, nothing served — when
+//! its identifier is taken or malformed, a dependency is missing, or a method is the
+//! protocol's own or another extension's.
+
+use std::sync::{Arc, Mutex};
+
+use mcp_framework::client::Client;
+use mcp_framework::extension::{Extension, Setup};
+use mcp_framework::protocol::{ErrorObject, JsonObject, ProtocolVersion};
+use mcp_framework::{Context, Server};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use tests::wire;
+
+#[derive(Deserialize)]
+struct Query {
+    query: String,
+    #[serde(default)]
+    limit: Option<u32>,
+}
+
+#[derive(Serialize)]
+struct Matches {
+    matches: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct Selected {
+    query: String,
+}
+
+/// `com.example/search`: a search method, a selection notification, a route.
+struct Search {
+    selected: Arc<Mutex<Vec<String>>>,
+}
+
+impl Extension for Search {
+    fn id(&self) -> &str {
+        "com.example/search"
+    }
+
+    fn settings(&self) -> JsonObject {
+        json!({"selectionNotifications": true})
+            .as_object()
+            .cloned()
+            .unwrap()
+    }
+
+    fn requires(&self) -> Vec<String> {
+        vec!["com.example/index".into()]
+    }
+
+    fn setup(&self, setup: &mut Setup) {
+        setup.request("com.example/search", |q: Query, cx: Context| async move {
+            if q.query == "boom" {
+                panic!("the index fell over");
+            }
+            let who = if cx.protocol_version().is_modern() {
+                "modern"
+            } else {
+                "legacy"
+            };
+            let n = q.limit.unwrap_or(2);
+            Ok::<_, ErrorObject>(Matches {
+                matches: (1..=n).map(|i| format!("{}-{i}-{who}", q.query)).collect(),
+            })
+        });
+        let selected = self.selected.clone();
+        setup.notification("com.example/search-selected", move |s: Selected| {
+            let selected = selected.clone();
+            async move { selected.lock().unwrap().push(s.query) }
+        });
+        setup.route(
+            "/.well-known/com.example-search",
+            axum::routing::get(|| async { "search is here" }),
+        );
+    }
+}
+
+/// `com.example/index`: what search needs; contributes nothing else.
+struct Index;
+
+impl Extension for Index {
+    fn id(&self) -> &str {
+        "com.example/index"
+    }
+}
+
+fn server(selected: &Arc<Mutex<Vec<String>>>) -> Server {
+    Server::builder()
+        .tools(mcp_framework::ToolSet::new())
+        .prompts(mcp_framework::PromptSet::new())
+        .resources(mcp_framework::ResourceSet::new())
+        // The dependency is registered after the extension that needs it.
+        .extension(Search {
+            selected: selected.clone(),
+        })
+        .extension(Index)
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn custom_methods_answer_in_both_eras_and_settings_are_declared() {
+    let selected = Arc::new(Mutex::new(Vec::new()));
+    let server = server(&selected);
+    let client = Client::connect(&server).await.unwrap();
+    let discovered = client.discover().await.unwrap();
+    let extensions = discovered.capabilities.extensions.unwrap();
+    assert_eq!(
+        extensions["com.example/search"],
+        json!({"selectionNotifications": true})
+    );
+    assert_eq!(extensions["com.example/index"], json!({}));
+
+    let found = client
+        .request("com.example/search", json!({"query": "invoices"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        found,
+        json!({"matches": ["invoices-1-modern", "invoices-2-modern"]})
+    );
+    // Params that do not read as the handler's type.
+    let e = client
+        .request("com.example/search", json!({"query": 7}))
+        .await
+        .unwrap_err();
+    assert_eq!(e.rpc().unwrap().code, -32602, "{e}");
+    // A handler that panics is an internal error; the server goes on.
+    let e = client
+        .request("com.example/search", json!({"query": "boom"}))
+        .await
+        .unwrap_err();
+    assert_eq!(e.rpc().unwrap().code, -32603, "{e}");
+    assert!(e.to_string().contains("the index fell over"), "{e}");
+    // A method nobody registered is still unknown.
+    let e = client
+        .request("com.example/other", json!({}))
+        .await
+        .unwrap_err();
+    assert_eq!(e.rpc().unwrap().code, -32601);
+
+    client
+        .notify("com.example/search-selected", json!({"query": "invoices"}))
+        .await
+        .unwrap();
+    for _ in 0..50 {
+        if !selected.lock().unwrap().is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(*selected.lock().unwrap(), ["invoices"]);
+
+    let legacy = Client::builder()
+        .legacy(ProtocolVersion::V2025_11_25)
+        .connect(&server)
+        .await
+        .unwrap();
+    let found = legacy
+        .request("com.example/search", json!({"query": "q", "limit": 1}))
+        .await
+        .unwrap();
+    assert_eq!(found, json!({"matches": ["q-1-legacy"]}));
+}
+
+#[tokio::test]
+async fn over_http_the_methods_answer_and_the_route_is_served() {
+    let selected = Arc::new(Mutex::new(Vec::new()));
+    let running = wire::start(server(&selected)).await;
+    let client = Client::builder().connect_http(&running.url).await.unwrap();
+    let found = client
+        .request("com.example/search", json!({"query": "x", "limit": 1}))
+        .await
+        .unwrap();
+    assert_eq!(found, json!({"matches": ["x-1-modern"]}));
+    // A modern notification over HTTP reaches its handler too.
+    client
+        .notify("com.example/search-selected", json!({"query": "x"}))
+        .await
+        .unwrap();
+    for _ in 0..50 {
+        if !selected.lock().unwrap().is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(*selected.lock().unwrap(), ["x"]);
+    let route = running
+        .http
+        .get(
+            running
+                .url
+                .replace("/mcp", "/.well-known/com.example-search"),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(route.status(), 200);
+    assert_eq!(route.text().await.unwrap(), "search is here");
+}
+
+/// An extension that takes whatever methods it is given.
+struct Taker(&'static str, &'static [&'static str]);
+
+impl Extension for Taker {
+    fn id(&self) -> &str {
+        self.0
+    }
+
+    fn setup(&self, setup: &mut Setup) {
+        for method in self.1 {
+            setup.request(method, |_: Value, _cx: Context| async move {
+                Ok::<_, ErrorObject>(json!({}))
+            });
+        }
+    }
+}
+
+#[test]
+fn a_misfit_extension_fails_the_build_and_says_why() {
+    let e = Server::builder()
+        .tools(mcp_framework::ToolSet::new())
+        .extension(Search {
+            selected: Arc::default(),
+        })
+        .extension(Taker("com.example/a", &["tools/call", "com.example/x"]))
+        .extension(Taker("com.example/b", &["com.example/x"]))
+        .extension(Taker("com.example/b", &[]))
+        .extension(Taker("unprefixed", &[]))
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("invalid configuration: extensions: "), "{e}");
+    for part in [
+        "`com.example/search` requires the extension `com.example/index`, which is not registered",
+        "`com.example/a` registers `tools/call`, a method of the protocol itself",
+        "`com.example/b` registers `com.example/x`, which `com.example/a` already registered",
+        "`com.example/b` is registered twice",
+        "`unprefixed`: an extension identifier is `vendor-prefix/name`",
+    ] {
+        assert!(e.contains(part), "missing «{part}» in: {e}");
+    }
+    let e = Server::builder()
+        .tools(mcp_framework::ToolSet::new())
+        .extension(Taker("io.modelcontextprotocol/tasks", &[]))
+        .task_store(mcp_framework::tasks::MemoryTaskStore::new(10))
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("`io.modelcontextprotocol/tasks` is an extension this server provides itself"),
+        "{e}"
+    );
+}
