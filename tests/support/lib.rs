@@ -171,6 +171,8 @@ mod guide {
     struct Deploying;
     #[doc = include_str!("../../guide/src/server-card.md")]
     struct ServerCards;
+    #[doc = include_str!("../../guide/src/extensions.md")]
+    struct Extensions;
     #[doc = include_str!("../../guide/src/observability.md")]
     struct Observability;
     #[doc = include_str!("../../guide/src/performance.md")]
