@@ -189,7 +189,7 @@ async fn upstream_list_changes_become_the_gateways() {
     let (_gateway, url) = gateway(&[everything_upstream("ev")]).await;
     let client = Client::builder().connect_http(&url).await.unwrap();
     let mut listen = client
-        .listen(json!({"toolsListChanged": true}))
+        .listen(json!({"toolsListChanged": true, "promptsListChanged": true}))
         .await
         .unwrap();
     listen.next().await.unwrap(); // acknowledged
@@ -214,6 +214,20 @@ async fn upstream_list_changes_become_the_gateways() {
     assert!(tools.iter().any(|t| t.name == "ev_extra_tool"), "{tools:?}");
     let extra = client.call_tool("ev_extra_tool", json!({})).await.unwrap();
     assert_eq!(extra.content[0].as_text(), Some("extra"));
+    // Only the list that changed is announced: the prompts did not.
+    let quiet = tokio::time::timeout(Duration::from_millis(500), listen.next()).await;
+    assert!(quiet.is_err(), "an announcement of a list that did not change: {quiet:?}");
+    client
+        .call_tool("ev_test_trigger_prompt_change", json!({}))
+        .await
+        .unwrap();
+    let changed = tokio::time::timeout(Duration::from_secs(10), listen.next())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(changed["method"], "notifications/prompts/list_changed");
+    let prompts = client.list_prompts().await.unwrap();
+    assert!(prompts.iter().any(|p| p.name == "ev_extra_prompt"), "{prompts:?}");
 }
 
 /// The process ids of `pid`'s children (started from any of its threads).

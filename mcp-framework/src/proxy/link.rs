@@ -142,7 +142,7 @@ impl Link {
                         tracing::info!(target: "mcp_framework::proxy", upstream = %self.name, "upstream started again");
                         self.current.store(Some(Arc::new(client)));
                         backoff = Duration::from_millis(100);
-                        self.resync(&server, &mut names, rebuild).await;
+                        self.resync(&server, &mut names, rebuild, Kinds::ALL).await;
                     }
                     Err(e) => {
                         tracing::warn!(target: "mcp_framework::proxy", upstream = %self.name, "cannot start the upstream again: {e}");
@@ -160,11 +160,11 @@ impl Link {
                         break;
                     }
                     changed = changes.next() => {
-                        if !changed {
+                        let Some(kinds) = changed else {
                             // The listen ended (a modern upstream closed it): open it again.
                             break;
-                        }
-                        self.resync(&server, &mut names, rebuild).await;
+                        };
+                        self.resync(&server, &mut names, rebuild, kinds).await;
                     }
                     () = tokio::time::sleep(Duration::from_secs(1)) => {
                         if server.upgrade().is_none() {
@@ -178,19 +178,20 @@ impl Link {
         }
     }
 
-    /// Lists the upstream again and replaces its items.
+    /// Lists the upstream again and replaces its items of the kinds that changed.
     async fn resync(
         self: &Arc<Self>,
         server: &WeakServerHandle,
         names: &mut ItemNames,
         rebuild: Rebuild,
+        kinds: Kinds,
     ) {
         let Ok(client) = self.client() else { return };
         let Some(handle) = server.upgrade() else {
             return;
         };
         match snapshot(&client).await {
-            Ok(snapshot) => replace(&handle, self, names, rebuild(self, snapshot)),
+            Ok(snapshot) => replace(&handle, self, names, kinds, rebuild(self, snapshot)),
             Err(e) => {
                 tracing::warn!(target: "mcp_framework::proxy", upstream = %self.name, "cannot list the upstream: {e}");
             }
@@ -207,14 +208,79 @@ fn relay(callers: &Arc<Callers>) -> Relay {
     })
 }
 
-/// Swaps the items of `link` for those of `snapshot`.
+/// Which lists of an upstream changed.
+#[derive(Debug, Clone, Copy)]
+struct Kinds {
+    tools: bool,
+    prompts: bool,
+    resources: bool,
+}
+
+impl Kinds {
+    /// Every list (after a restart).
+    const ALL: Self = Self {
+        tools: true,
+        prompts: true,
+        resources: true,
+    };
+
+    /// The list a `notifications/*/list_changed` names.
+    fn of(method: &str) -> Option<Self> {
+        let none = Self {
+            tools: false,
+            prompts: false,
+            resources: false,
+        };
+        match method {
+            "notifications/tools/list_changed" => Some(Self {
+                tools: true,
+                ..none
+            }),
+            "notifications/prompts/list_changed" => Some(Self {
+                prompts: true,
+                ..none
+            }),
+            "notifications/resources/list_changed" => Some(Self {
+                resources: true,
+                ..none
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// Swaps the items of `link` of the kinds that changed for those of the new lists (the
+/// other kinds stay as they are, and their listeners hear nothing).
 fn replace(
     handle: &ServerHandle,
     link: &Link,
     names: &mut ItemNames,
-    (tools, prompts, resources, next): (ToolSet, PromptSet, ResourceSet, ItemNames),
+    kinds: Kinds,
+    (tools, prompts, resources, mut next): (ToolSet, PromptSet, ResourceSet, ItemNames),
 ) {
-    match handle.replace_items(names, tools, prompts, resources) {
+    let mut out = names.clone();
+    let tools = if kinds.tools {
+        tools
+    } else {
+        out.tools.clear();
+        next.tools.clone_from(&names.tools);
+        ToolSet::new()
+    };
+    let prompts = if kinds.prompts {
+        prompts
+    } else {
+        out.prompts.clear();
+        next.prompts.clone_from(&names.prompts);
+        PromptSet::new()
+    };
+    let resources = if kinds.resources {
+        resources
+    } else {
+        out.resources.clear();
+        next.resources.clone_from(&names.resources);
+        ResourceSet::new()
+    };
+    match handle.replace_items(&out, tools, prompts, resources) {
         Ok(()) => *names = next,
         Err(e) => tracing::warn!(
             target: "mcp_framework::proxy",
@@ -253,25 +319,29 @@ impl Changes {
         }
     }
 
-    /// Waits for the next list change; `false` when no more can come.
-    async fn next(&mut self) -> bool {
+    /// Waits for the next list change: which lists changed, or `None` when no more can
+    /// come.
+    async fn next(&mut self) -> Option<Kinds> {
         loop {
             let method = match self {
                 Self::Listen(listen) => match listen.next().await {
                     Some(msg) => msg["method"].as_str().map(str::to_owned),
-                    None => return false,
+                    None => return None,
                 },
                 Self::Notifications(rx) => match rx.recv().await {
                     Ok(msg) => msg["method"].as_str().map(str::to_owned),
-                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => return true,
+                    // Missed some: relist everything.
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                        return Some(Kinds::ALL);
+                    }
                     Err(tokio::sync::broadcast::error::RecvError::Closed) => {
                         return std::future::pending().await;
                     }
                 },
                 Self::None => return std::future::pending().await,
             };
-            if method.is_some_and(|m| m.ends_with("/list_changed")) {
-                return true;
+            if let Some(kinds) = method.as_deref().and_then(Kinds::of) {
+                return Some(kinds);
             }
         }
     }

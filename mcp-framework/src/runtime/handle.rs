@@ -135,6 +135,8 @@ impl ServerHandle {
         let tools = tools.into_entries(self.inner.tool_rules())?;
         let prompts = prompts.into_entries()?;
         let (fixed, templates) = resources.into_entries()?;
+        let (tools_in, prompts_in) = (!tools.is_empty(), !prompts.is_empty());
+        let resources_in = !fixed.is_empty() || !templates.is_empty();
         let _guard = self.inner.change_lock.lock().expect("change lock");
         let c = self.inner.catalog.load();
         let all_tools: Vec<_> = c
@@ -165,15 +167,11 @@ impl ServerHandle {
             .cloned()
             .chain(templates)
             .collect();
+        // A kind changes when something of it goes or comes.
         let changed = [
-            (all_tools.len() != c.tools.len() || !out.tools.is_empty())
-                .then_some(ChangeEvent::ToolsChanged),
-            (all_prompts.len() != c.prompts.len() || !out.prompts.is_empty())
-                .then_some(ChangeEvent::PromptsChanged),
-            (all_resources.len() != c.resources.len()
-                || all_templates.len() != c.templates.len()
-                || !out.resources.is_empty())
-            .then_some(ChangeEvent::ResourcesChanged),
+            (!out.tools.is_empty() || tools_in).then_some(ChangeEvent::ToolsChanged),
+            (!out.prompts.is_empty() || prompts_in).then_some(ChangeEvent::PromptsChanged),
+            (!out.resources.is_empty() || resources_in).then_some(ChangeEvent::ResourcesChanged),
         ];
         let next = c.with(
             Some(all_tools),
