@@ -216,7 +216,10 @@ async fn upstream_list_changes_become_the_gateways() {
     assert_eq!(extra.content[0].as_text(), Some("extra"));
     // Only the list that changed is announced: the prompts did not.
     let quiet = tokio::time::timeout(Duration::from_millis(500), listen.next()).await;
-    assert!(quiet.is_err(), "an announcement of a list that did not change: {quiet:?}");
+    assert!(
+        quiet.is_err(),
+        "an announcement of a list that did not change: {quiet:?}"
+    );
     client
         .call_tool("ev_test_trigger_prompt_change", json!({}))
         .await
@@ -227,7 +230,10 @@ async fn upstream_list_changes_become_the_gateways() {
         .unwrap();
     assert_eq!(changed["method"], "notifications/prompts/list_changed");
     let prompts = client.list_prompts().await.unwrap();
-    assert!(prompts.iter().any(|p| p.name == "ev_extra_prompt"), "{prompts:?}");
+    assert!(
+        prompts.iter().any(|p| p.name == "ev_extra_prompt"),
+        "{prompts:?}"
+    );
 }
 
 /// The process ids of `pid`'s children (started from any of its threads).

@@ -1,5 +1,9 @@
 //! What an upstream serves, listed in full (`Snapshot`): the lists its capabilities
-//! offer, every page.
+//! offer, every page. A tool the proxy cannot call is left out with a warning rather than
+//! listed to fail: one that runs only as a task of the upstream's (`execution.taskSupport:
+//! "required"`, the 2025-11-25 tasks), since the proxy does not relay upstream tasks.
+
+use serde_json::{Value, json};
 
 use crate::client::{Client, ClientError};
 use crate::protocol::{Prompt, Resource, ResourceTemplate, Tool};
@@ -19,7 +23,7 @@ pub(super) async fn snapshot(client: &Client) -> Result<Snapshot, ClientError> {
     let unknown = client.server_capabilities().is_none();
     let mut snapshot = Snapshot::default();
     if unknown || caps.tools.is_some() {
-        snapshot.tools = client.list_tools().await?;
+        snapshot.tools = callable_tools(client).await?;
     }
     if unknown || caps.prompts.is_some() {
         snapshot.prompts = client.list_prompts().await?;
@@ -29,4 +33,45 @@ pub(super) async fn snapshot(client: &Client) -> Result<Snapshot, ClientError> {
         snapshot.templates = client.list_resource_templates().await?;
     }
     Ok(snapshot)
+}
+
+/// Every page of `tools/list`, without the tools only the upstream's tasks can run.
+async fn callable_tools(client: &Client) -> Result<Vec<Tool>, ClientError> {
+    let mut tools = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let params = match &cursor {
+            Some(c) => json!({"cursor": c}),
+            None => json!({}),
+        };
+        let page = client.request("tools/list", params).await?;
+        for tool in page
+            .get("tools")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
+            if tool
+                .pointer("/execution/taskSupport")
+                .and_then(Value::as_str)
+                == Some("required")
+            {
+                tracing::warn!(
+                    target: "mcp_framework::proxy",
+                    "not serving the upstream tool `{name}`: it runs only as a task of the \
+                     upstream's, which the proxy does not relay"
+                );
+                continue;
+            }
+            tools.push(
+                serde_json::from_value(tool.clone())
+                    .map_err(|e| ClientError::Decode(format!("tool `{name}`: {e}")))?,
+            );
+        }
+        match page.get("nextCursor").and_then(Value::as_str) {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => return Ok(tools),
+        }
+    }
 }
