@@ -48,6 +48,9 @@ pub(super) fn apply(shaped: &mut Shaped, role: Role) {
             if seen.true_property {
                 true_properties(obj);
             }
+            if role == Role::Output {
+                nullable_as_any_of(obj);
+            }
         }
     });
     shaped.schema = match root {
@@ -210,6 +213,30 @@ pub(super) fn optional_without_null(shaped: &mut Shaped) {
         Value::Object(obj) => obj,
         _ => unreachable!("the walk keeps the root an object"),
     };
+}
+
+/// An output schema's `type: [T, "null"]` (an `Option<T>` field, serialized as `null` when
+/// `None`) as `anyOf: [{type: T}, {type: "null"}]`: the same values, in the shape clients
+/// that map schemas onto a single-`type` dialect accept (the Inspector's strict mode warns
+/// on the array). The other keywords stay beside it (they constrain the `T` branch's values
+/// only, as before). Left alone when the schema has an `anyOf` already.
+fn nullable_as_any_of(obj: &mut Map<String, Value>) {
+    let Some(Value::Array(types)) = obj.get("type") else {
+        return;
+    };
+    let [a, b] = types.as_slice() else { return };
+    let other = match (a.as_str(), b.as_str()) {
+        (Some("null"), Some(t)) | (Some(t), Some("null")) if t != "null" => t.to_owned(),
+        _ => return,
+    };
+    if obj.contains_key("anyOf") {
+        return;
+    }
+    obj.remove("type");
+    obj.insert(
+        "anyOf".into(),
+        json!([{"type": other}, {"type": "null"}]),
+    );
 }
 
 /// One schema without `null`, when it admits something else.
@@ -411,11 +438,16 @@ mod tests {
                 "e": {"type": "object", "properties": {"f": {"type": "boolean"}}}
             }, "required": ["d"]})
         );
-        // Outputs keep `null` (a `None` is serialized as one), and so does `OpenAiStrict`.
+        // Outputs keep `null` (a `None` is serialized as one), as a branch of its own; and
+        // `OpenAiStrict` inputs keep the array, as OpenAI asks.
         let s = portable(Role::Output, input.clone());
         assert_eq!(
-            s.schema["properties"]["a"]["type"],
-            json!(["integer", "null"])
+            Value::Object(s.schema["properties"]["a"].as_object().unwrap().clone()),
+            json!({"anyOf": [{"type": "integer"}, {"type": "null"}], "minimum": 0})
+        );
+        assert_eq!(
+            s.schema["properties"]["e"]["properties"]["f"],
+            json!({"anyOf": [{"type": "boolean"}, {"type": "null"}]})
         );
         let s = shape(
             SchemaProfile::OpenAiStrict,
