@@ -233,10 +233,7 @@ fn nullable_as_any_of(obj: &mut Map<String, Value>) {
         return;
     }
     obj.remove("type");
-    obj.insert(
-        "anyOf".into(),
-        json!([{"type": other}, {"type": "null"}]),
-    );
+    obj.insert("anyOf".into(), json!([{"type": other}, {"type": "null"}]));
 }
 
 /// One schema without `null`, when it admits something else.
