@@ -142,7 +142,19 @@ fn parameters(schema: &Map<String, Value>) -> String {
                     .collect::<Vec<_>>()
                     .join("|"),
                 _ if p.get("enum").is_some() => "enum".to_owned(),
-                _ => "any".to_owned(),
+                // `anyOf` of plain types (an output's `Option<T>`): `string|null`.
+                _ => match p
+                    .get("anyOf")
+                    .and_then(Value::as_array)
+                    .and_then(|branches| {
+                        branches
+                            .iter()
+                            .map(|b| b.get("type").and_then(Value::as_str))
+                            .collect::<Option<Vec<_>>>()
+                    }) {
+                    Some(types) => types.join("|"),
+                    None => "any".to_owned(),
+                },
             };
             let optional = if required.contains(&name.as_str()) {
                 ""
