@@ -229,17 +229,20 @@ impl Connection {
 
     /// A response: to the request waiting on its id, or the final result of a listen
     /// closed by the server.
-    fn route_response(&self, id: &RequestId, msg: Value) {
-        let outcome = match (msg.get("result"), msg.get("error")) {
-            (Some(r), _) => Ok(r.clone()),
-            (None, Some(e)) => Err(ClientError::Rpc(
-                serde_json::from_value(e.clone())
-                    .unwrap_or_else(|_| ErrorObject::internal("malformed error")),
-            )),
-            _ => return,
-        };
+    fn route_response(&self, id: &RequestId, mut msg: Value) {
+        if msg.get("result").is_none() && msg.get("error").is_none() {
+            return;
+        }
         let waiter = self.pending.lock().expect("pending").remove(id);
         if let Some(tx) = waiter {
+            // The result is moved out of the message, not copied.
+            let outcome = match msg.get_mut("result").map(Value::take) {
+                Some(result) => Ok(result),
+                None => Err(ClientError::Rpc(
+                    serde_json::from_value(msg["error"].take())
+                        .unwrap_or_else(|_| ErrorObject::internal("malformed error")),
+                )),
+            };
             let _ = tx.send(outcome);
         } else if let Some(tx) = self.subscriptions.lock().expect("subs").remove(id) {
             let _ = tx.send(msg);
