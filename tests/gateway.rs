@@ -95,6 +95,16 @@ async fn one_endpoint_serves_servers_of_both_eras_to_clients_of_both_eras() {
             .await
             .unwrap();
         assert_eq!(sum.structured_content, Some(json!({"sum": 5.0})));
+        // The answer is the gateway's: its identity, never the upstream's.
+        let identity = sum
+            .meta
+            .as_ref()
+            .and_then(|m| m.get("io.modelcontextprotocol/serverInfo"))
+            .map(|info| info["name"].clone());
+        match era {
+            None => assert_eq!(identity, Some(json!("gateway")), "{sum:?}"),
+            Some(_) => assert_eq!(identity, None, "{sum:?}"),
+        }
         // The reference server (legacy upstream), whatever era this client speaks.
         let echoed = client
             .call_tool("ref_echo", json!({"message": "through"}))

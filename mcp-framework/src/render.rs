@@ -85,8 +85,10 @@ fn encode_into(
 fn with_server_info(server: &ServerInner, meta: &mut Option<JsonObject>) -> Stamped {
     match meta {
         Some(own) if !own.is_empty() => {
+            // The server's identity is its own: a handler's key of the same name does not
+            // replace it.
             for (k, v) in &server.server_info_meta {
-                own.entry(k.clone()).or_insert_with(|| v.clone());
+                own.insert(k.clone(), v.clone());
             }
             Stamped::InPlace
         }

@@ -222,8 +222,9 @@ async fn relaying(
     cx: &Context,
 ) -> Result<Value, ClientError> {
     for _ in 0..MAX_ROUNDS {
-        let result = client.request_with(method, params.clone(), options).await?;
+        let mut result = client.request_with(method, params.clone(), options).await?;
         if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+            drop_server_info(&mut result);
             return Ok(result);
         }
         let requests = result
@@ -257,6 +258,17 @@ async fn relaying(
     Err(ClientError::Decode(format!(
         "the upstream asked for input more than {MAX_ROUNDS} times"
     )))
+}
+
+/// Removes the upstream's `serverInfo` from a result's `_meta` (and the `_meta` left
+/// empty): the result is this server's answer, stamped with this server's identity.
+fn drop_server_info(result: &mut Value) {
+    if let Some(meta) = result.get_mut("_meta").and_then(Value::as_object_mut) {
+        meta.remove(keys::SERVER_INFO);
+        if meta.is_empty() {
+            result.as_object_mut().map(|r| r.remove("_meta"));
+        }
+    }
 }
 
 /// The options of a forwarded request: a modern upstream asks in the caller's name, so it
