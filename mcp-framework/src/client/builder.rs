@@ -41,6 +41,8 @@ pub struct ClientBuilder {
     /// The bearer token of every HTTP request.
     #[cfg_attr(not(feature = "client-http"), allow(dead_code))]
     pub(super) bearer: Option<String>,
+    /// The label a child server's stderr is logged under, when it is logged.
+    pub(super) stderr_label: Option<String>,
 }
 
 impl fmt::Debug for ClientBuilder {
@@ -68,6 +70,7 @@ impl ClientBuilder {
             probe_timeout: Duration::from_secs(10),
             max_message_bytes: 16 << 20,
             bearer: None,
+            stderr_label: None,
         }
     }
 
@@ -102,6 +105,14 @@ impl ClientBuilder {
     /// fails its request (HTTP) or closes the connection (stdio).
     pub fn max_message_bytes(mut self, bytes: usize) -> Self {
         self.max_message_bytes = bytes;
+        self
+    }
+
+    /// Logs what a server started by [`connect_stdio`](Self::connect_stdio) writes to its
+    /// stderr, a `tracing` event per line (target `mcp_framework::client::stderr`, field
+    /// `server = label`), instead of letting it write to wherever the command's stderr goes.
+    pub fn log_stderr(mut self, label: impl Into<String>) -> Self {
+        self.stderr_label = Some(label.into());
         self
     }
 

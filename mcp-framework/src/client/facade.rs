@@ -113,7 +113,8 @@ impl ClientBuilder {
     }
 
     /// Starts `command` as a child process and speaks to it over its stdin and stdout
-    /// (its stderr goes where the command sends it: inherited unless set). The era is
+    /// (its stderr goes where the command sends it, inherited unless set, or to the log with
+    /// [`log_stderr`](Self::log_stderr)). The era is
     /// probed unless set. The process is killed when the last `Client` is dropped.
     ///
     /// ```no_run
@@ -134,6 +135,9 @@ impl ClientBuilder {
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .kill_on_drop(true);
+        if self.stderr_label.is_some() {
+            command.stderr(std::process::Stdio::piped());
+        }
         let program = command
             .as_std()
             .get_program()
@@ -144,6 +148,9 @@ impl ClientBuilder {
             .map_err(|source| ClientError::Spawn { program, source })?;
         let stdin = child.stdin.take().expect("stdin is piped");
         let stdout = child.stdout.take().expect("stdout is piped");
+        if let (Some(label), Some(stderr)) = (self.stderr_label.clone(), child.stderr.take()) {
+            super::transport::stderr::spawn_logger(stderr, label);
+        }
         let (era, max) = (self.era, self.max_message_bytes);
         let conn = Connection::new(
             Transport::Lines(Lines::new(Box::new(stdin), Some(child))),

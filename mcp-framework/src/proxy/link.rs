@@ -53,7 +53,7 @@ impl Link {
         };
         let callers = Arc::new(Callers::default());
         let client = upstream
-            .connect(relay(&callers))
+            .connect(&name, relay(&callers))
             .await
             .map_err(|e| Error::Upstream {
                 name: name.clone(),
@@ -137,7 +137,11 @@ impl Link {
                 if server.upgrade().is_none() {
                     return;
                 }
-                match self.upstream.connect(relay(&self.callers)).await {
+                match self
+                    .upstream
+                    .connect(&self.name, relay(&self.callers))
+                    .await
+                {
                     Ok(client) => {
                         tracing::info!(target: "mcp_framework::proxy", upstream = %self.name, "upstream started again");
                         self.current.store(Some(Arc::new(client)));

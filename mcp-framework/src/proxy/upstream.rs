@@ -5,7 +5,6 @@
 use std::ffi::OsString;
 use std::fmt;
 use std::path::PathBuf;
-use std::process::Stdio;
 use std::time::Duration;
 
 use crate::client::handlers::Relay;
@@ -53,8 +52,8 @@ impl fmt::Debug for Upstream {
 }
 
 impl Upstream {
-    /// `program args…`, started as a child process speaking stdio (its stderr goes to
-    /// this process's stderr). Started again, with backoff, when it exits.
+    /// `program args…`, started as a child process speaking stdio (each line of its stderr
+    /// logged under its name, target `mcp_framework::client::stderr`). Started again, with backoff, when it exits.
     pub fn stdio<S: Into<OsString>>(
         program: impl Into<OsString>,
         args: impl IntoIterator<Item = S>,
@@ -137,9 +136,9 @@ impl Upstream {
         }
     }
 
-    /// A new connection to the upstream (its era found out by the client's probe), its
-    /// questions passed to `relay`.
-    pub(super) async fn connect(&self, relay: Relay) -> Result<Client, ClientError> {
+    /// A new connection to the upstream called `name` in logs (its era found out by the
+    /// client's probe), its questions passed to `relay`.
+    pub(super) async fn connect(&self, name: &str, relay: Relay) -> Result<Client, ClientError> {
         let builder = Client::builder()
             .timeout(self.timeout)
             .relay(relay)
@@ -156,14 +155,11 @@ impl Upstream {
                 dir,
             } => {
                 let mut command = tokio::process::Command::new(program);
-                command
-                    .args(args)
-                    .envs(env.iter().map(|(k, v)| (k, v)))
-                    .stderr(Stdio::inherit());
+                command.args(args).envs(env.iter().map(|(k, v)| (k, v)));
                 if let Some(dir) = dir {
                     command.current_dir(dir);
                 }
-                builder.connect_stdio(command).await
+                builder.log_stderr(name).connect_stdio(command).await
             }
             #[cfg(feature = "client-http")]
             Kind::Http { url, bearer } => {

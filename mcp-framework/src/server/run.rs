@@ -108,15 +108,20 @@ impl ServerBuilder {
             .unwrap_or_else(|| self.server_name().to_owned());
         let args: Vec<String> = argv.map(|a| a.to_string_lossy().into_owned()).collect();
         match self.parse::<A>(&bin, &args) {
-            Ok(Some((line, extra))) => match configure(extra, self).await {
-                Ok(builder) => builder.serve_line(line).await,
+            Ok(Some((line, extra))) => {
+                // Logging starts before `configure`: what it does (connecting to upstreams,
+                // reading files) logs too.
+                let telemetry = self.telemetry(&line);
+                match configure(extra, self).await {
+                    Ok(builder) => builder.serve_line(line, telemetry).await,
                 // The author's own flags were wrong: a usage error, as clap's are.
                 Err(Error::Usage(message)) => {
                     eprintln!("error: {message}\n\nFor more information, try '--help'.");
                     std::process::exit(2)
                 }
-                Err(e) => Err(e),
-            },
+                    Err(e) => Err(e),
+                }
+            }
             Ok(None) => Ok(()),
             Err(e) => e.exit(),
         }
@@ -130,7 +135,10 @@ impl ServerBuilder {
         {
             let bin = self.server_name().to_owned();
             match self.parse::<()>(&bin, args) {
-                Ok(Some((line, _))) => self.serve_line(line).await,
+                Ok(Some((line, _))) => {
+                    let telemetry = self.telemetry(&line);
+                    self.serve_line(line, telemetry).await
+                }
                 Ok(None) => Ok(()),
                 Err(e) => Err(Error::Usage(e.render().to_string().trim_end().to_owned())),
             }
@@ -138,7 +146,8 @@ impl ServerBuilder {
         #[cfg(not(feature = "cli"))]
         {
             let line = cli::parse_plain(args)?;
-            self.serve_line(line).await
+            let telemetry = self.telemetry(&line);
+            self.serve_line(line, telemetry).await
         }
     }
 
@@ -162,13 +171,22 @@ impl ServerBuilder {
         }
     }
 
-    /// Applies `line`, builds, and serves what it names.
-    async fn serve_line(self, line: CommandLine) -> Result<(), Error> {
-        // Commands that do not serve log only warnings unless RUST_LOG says otherwise.
+    /// Logs and traces as `line` asks, until the value returned is dropped. Commands that
+    /// do not serve log only warnings unless `RUST_LOG` says otherwise.
+    fn telemetry(&self, line: &CommandLine) -> process::Telemetry {
         let quiet = !matches!(line.command, Command::Stdio);
         #[cfg(all(feature = "http", feature = "cli"))]
         let quiet = quiet && !matches!(line.command, Command::Http { .. });
-        let _telemetry = process::init_telemetry(self.server_name(), line.log_format, quiet);
+        process::init_telemetry(self.server_name(), line.log_format, quiet)
+    }
+
+    /// Applies `line`, builds, and serves what it names (`_telemetry`: the logging it
+    /// started, kept until serving ends).
+    async fn serve_line(
+        self,
+        line: CommandLine,
+        _telemetry: process::Telemetry,
+    ) -> Result<(), Error> {
         #[cfg(not(feature = "metrics"))]
         if line.metrics_bind.is_some() {
             return Err(Error::Usage(

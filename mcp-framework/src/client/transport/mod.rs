@@ -1,6 +1,7 @@
 //! How the client's messages travel: one line of JSON per message over a pipe (the
 //! in-process server, or a server started as a child process: `lines.rs`), or Streamable
-//! HTTP (`http.rs`, feature `client-http`). The connection hands each transport whole
+//! HTTP (`http.rs`, feature `client-http`); a child server's stderr can become log lines
+//! (`stderr.rs`). The connection hands each transport whole
 //! messages and gets back, through its [`Sink`], whatever the server sends; a transport
 //! knows nothing else of the connection.
 
@@ -15,6 +16,7 @@ use crate::protocol::RequestId;
 pub(in crate::client) mod http;
 pub(in crate::client) mod lines;
 mod sink;
+pub(in crate::client) mod stderr;
 
 pub(in crate::client) use sink::Sink;
 
