@@ -946,3 +946,133 @@ async fn introspection_calls_in_flight_to_an_issuer_are_bounded() {
     assert_eq!(issuer.introspections(), 3);
     assert_eq!(issuer.most_in_flight(), 2);
 }
+
+/// `com.example/whoami`: a custom method that answers with the caller's subject.
+struct WhoAmI;
+
+impl mcp_framework::extension::Extension for WhoAmI {
+    fn id(&self) -> &str {
+        "com.example/whoami"
+    }
+
+    fn setup(&self, setup: &mut mcp_framework::extension::Setup) {
+        setup.request("com.example/whoami", |_: Value, cx: Context| async move {
+            let subject = cx.principal().map(|p| p.subject().to_owned());
+            Ok::<_, mcp_framework::protocol::ErrorObject>(json!({ "subject": subject }))
+        });
+    }
+}
+
+#[tokio::test]
+async fn proxied_items_and_extension_methods_pass_this_servers_authorization() {
+    let issuer = Issuer::start().await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!(
+        "http://127.0.0.1:{}/mcp",
+        listener.local_addr().unwrap().port()
+    );
+    let verifier = JwtVerifier::new(issuer.url(), &url).unwrap();
+    let server = Server::builder()
+        .name("gateway")
+        .tools(mcp_framework::ToolSet::new())
+        .prompts(PromptSet::new())
+        .resources(ResourceSet::new())
+        .authorization(
+            Authorization::new(&url, verifier)
+                .unwrap()
+                .authorization_server(issuer.url()),
+        )
+        .extension(WhoAmI)
+        // Every item of `open` needs a valid token; every item of `guarded` also `inner:use`,
+        // and callers without it do not see them.
+        .mount("open", tests::fixture::server())
+        .await
+        .unwrap()
+        .proxy(
+            "guarded",
+            mcp_framework::proxy::Upstream::server(tests::fixture::server())
+                .scopes(["inner:use"])
+                .scope_policy(ScopePolicy::Hide),
+        )
+        .await
+        .unwrap()
+        .build()
+        .unwrap();
+    let s = server.clone();
+    tokio::spawn(async move { s.serve_http_listener(listener, "/mcp").await });
+    let r = tests::wire::Running {
+        url,
+        server,
+        http: reqwest::Client::new(),
+    };
+    let token = |scope: &str| {
+        issuer.sign(
+            None,
+            &json!({"iss": issuer.url(), "aud": r.url, "sub": "ada", "scope": scope,
+                    "exp": now() + 600}),
+        )
+    };
+    let add = |name: &str| {
+        request(
+            1,
+            "tools/call",
+            json!({"name": name, "arguments": {"a": 1, "b": 2}}),
+        )
+    };
+    let send = |body: Value, token: Option<String>| {
+        let mut b = post(&r, &body);
+        if let Some(t) = token {
+            b = b.bearer_auth(t);
+        }
+        b.send()
+    };
+
+    // No token: neither proxied items nor the custom method are reached.
+    for body in [add("open_add"), request(2, "com.example/whoami", json!({}))] {
+        let resp = send(body.clone(), None).await.unwrap();
+        assert_eq!(resp.status(), StatusCode::UNAUTHORIZED, "{body}");
+    }
+    // A token without `inner:use`: the open upstream answers, the guarded one does not
+    // exist for this caller (not listed, unknown when called).
+    let plain = token("profile:read");
+    let (status, body) = json_of(send(add("open_add"), Some(plain.clone())).await.unwrap()).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["result"]["structuredContent"]["sum"], 3.0);
+    let (_, listed) = json_of(
+        send(request(3, "tools/list", json!({})), Some(plain.clone()))
+            .await
+            .unwrap(),
+    )
+    .await;
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(names.contains(&"open_add"), "{names:?}");
+    assert!(
+        !names.iter().any(|n| n.starts_with("guarded_")),
+        "{names:?}"
+    );
+    let (_, refused) = json_of(send(add("guarded_add"), Some(plain.clone())).await.unwrap()).await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    // With `inner:use`: served.
+    let (status, body) = json_of(
+        send(add("guarded_add"), Some(token("inner:use")))
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["result"]["structuredContent"]["sum"], 3.0);
+    // The custom method sees the caller's principal.
+    let (status, body) = json_of(
+        send(request(4, "com.example/whoami", json!({})), Some(plain))
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["result"]["subject"], "ada");
+}

@@ -418,3 +418,40 @@ async fn a_server_of_this_process_is_mounted_under_a_prefix() {
         assert_eq!(summary.content[0].as_text(), Some("LLM said: a summary"));
     }
 }
+
+#[tokio::test]
+async fn an_upstreams_stderr_is_logged_under_its_name() {
+    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
+    let mut gateway = Command::new(example_binary("gateway"))
+        .args(["--upstream", &everything_upstream("ev")])
+        .env("RUST_LOG", "info")
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn gateway");
+    let mut lines = BufReader::new(gateway.stderr.take().unwrap()).lines();
+    let mut seen = Vec::new();
+    let found = tokio::time::timeout(Duration::from_secs(20), async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            seen.push(line.clone());
+            // everything's own start-up line, as an event of the gateway's log.
+            if line.contains("mcp_framework::client::stderr")
+                && line.contains("serving stdio name=everything")
+                && line.contains("server=ev")
+            {
+                return true;
+            }
+        }
+        false
+    })
+    .await;
+    assert_eq!(found.ok(), Some(true), "{seen:#?}");
+    // Its timestamp is not repeated inside the gateway's line.
+    let line = seen.last().unwrap();
+    assert_eq!(line.matches("Z ").count(), 1, "{line}");
+    gateway.stdin.take().unwrap().shutdown().await.unwrap();
+    let _ = tokio::time::timeout(Duration::from_secs(10), gateway.wait()).await;
+}

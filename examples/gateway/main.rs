@@ -33,6 +33,10 @@ struct Gateway {
         global = true
     )]
     upstream_token: Option<String>,
+    /// A scope every item of the upstream NAME requires of a caller (with `--auth-*`):
+    /// `NAME=SCOPE`. Repeat for several; callers without them do not see its items.
+    #[arg(long = "upstream-scope", value_name = "NAME=SCOPE", global = true)]
+    upstream_scopes: Vec<String>,
 }
 
 /// `NAME=SERVER` as a name and an upstream.
@@ -81,8 +85,29 @@ async fn main() -> Result<(), Error> {
                     "no upstream: give one or more --upstream NAME=SERVER".into(),
                 ));
             }
+            let mut scopes = Vec::new();
+            for spec in &args.upstream_scopes {
+                let (name, scope) = spec.split_once('=').ok_or_else(|| {
+                    Error::Usage(format!("--upstream-scope `{spec}`: expected NAME=SCOPE"))
+                })?;
+                scopes.push((name.to_owned(), scope.to_owned()));
+            }
+            if let Some((name, _)) = scopes.iter().find(|(n, _)| {
+                !args
+                    .upstreams
+                    .iter()
+                    .any(|u| u.starts_with(&format!("{n}=")))
+            }) {
+                return Err(Error::Usage(format!(
+                    "--upstream-scope names `{name}`, which no --upstream does"
+                )));
+            }
             for spec in &args.upstreams {
                 let (name, upstream) = upstream(spec, args.upstream_token.as_deref())?;
+                let mine = scopes.iter().filter(|(n, _)| *n == name).map(|(_, s)| s);
+                let upstream = upstream
+                    .scopes(mine.cloned())
+                    .scope_policy(mcp_framework::ScopePolicy::Hide);
                 builder = builder.proxy(name, upstream).await?;
             }
             Ok(builder)

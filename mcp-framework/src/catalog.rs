@@ -69,6 +69,49 @@ fn check_unique<T>(
     Ok(index)
 }
 
+/// Leaves out each upstream item (`Location::UPSTREAM`) whose key another item has: a
+/// resource served here, or by an upstream attached earlier, wins; the one left out is
+/// logged. `items` is sorted by key, stably, so equal keys are adjacent in definition order.
+fn yield_upstream<T>(
+    kind: &'static str,
+    items: &mut Vec<Arc<T>>,
+    key: impl Fn(&T) -> &str,
+    location: impl Fn(&T) -> Location,
+) {
+    let mut i = 0;
+    while i < items.len() {
+        let mut end = i + 1;
+        while end < items.len() && key(&items[end]) == key(&items[i]) {
+            end += 1;
+        }
+        if end - i > 1 {
+            // The first item that is not an upstream's, else the first upstream's.
+            let keep = (i..end)
+                .find(|&j| location(&items[j]) != Location::UPSTREAM)
+                .unwrap_or(i);
+            let before = items.len();
+            let mut j = i;
+            items.retain(|item| {
+                let index = j;
+                j += 1;
+                let drop = (i..end).contains(&index)
+                    && index != keep
+                    && location(item) == Location::UPSTREAM;
+                if drop {
+                    tracing::warn!(
+                        target: "mcp_framework::proxy",
+                        "an upstream's {kind} `{}` is left out: this server serves that URI already",
+                        key(item)
+                    );
+                }
+                !drop
+            });
+            end -= before - items.len();
+        }
+        i = end;
+    }
+}
+
 fn pages(len: usize, page_size: usize) -> usize {
     len.div_ceil(page_size).max(1)
 }
@@ -88,6 +131,18 @@ impl Catalog {
         templates.sort_by(|a, b| a.template.uri_template.cmp(&b.template.uri_template));
         let tool_index = check_unique("tool", &tools, |t| &t.tool.name, |t| t.location)?;
         let prompt_index = check_unique("prompt", &prompts, |p| &p.prompt.name, |p| p.location)?;
+        yield_upstream(
+            "resource",
+            &mut resources,
+            |r| &r.resource.uri,
+            |r| r.location,
+        );
+        yield_upstream(
+            "resource template",
+            &mut templates,
+            |t| &t.template.uri_template,
+            |t| t.location,
+        );
         let resource_index =
             check_unique("resource", &resources, |r| &r.resource.uri, |r| r.location)?;
         check_unique(

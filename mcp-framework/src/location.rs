@@ -20,6 +20,10 @@ impl Location {
 
     /// The location of a definition made at run time (no source position).
     pub const RUNTIME: Self = Self::new("<runtime>", 0);
+
+    /// The location of an item another server serves through this one (a proxied or
+    /// mounted server's). Such a resource or template yields to any other of the same URI.
+    pub(crate) const UPSTREAM: Self = Self::new("<upstream>", 0);
 }
 
 impl fmt::Display for Location {

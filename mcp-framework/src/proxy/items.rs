@@ -3,7 +3,8 @@
 //! are not; an empty prefix serves the names as they are), each resource and template under its own URI (a URI is an address, not a
 //! name: renaming it would break the links in the upstream's content), with handlers that
 //! forward to the upstream. An item whose definition this server refuses (a URI already
-//! served, a schema it cannot compile) is left out with a warning, not the whole upstream.
+//! served: the catalog leaves the upstream's out; a template it cannot parse) is left out
+//! with a warning, not the whole upstream. Every item requires the upstream's scopes.
 
 use std::sync::Arc;
 
@@ -28,18 +29,33 @@ pub(super) fn items(
     link: &Arc<Link>,
     snapshot: Snapshot,
 ) -> (ToolSet, PromptSet, ResourceSet, ItemNames) {
+    let access = link.upstream.access();
+    // Every item requires the upstream's scopes (each definition type has the same two
+    // setters).
+    macro_rules! guarded {
+        ($definition:expr) => {{
+            let definition = $definition
+                .location(crate::location::Location::UPSTREAM)
+                .scopes(access.scopes.iter().cloned());
+            match access.policy {
+                Some(policy) => definition.scope_policy(policy),
+                None => definition,
+            }
+        }};
+    }
     let mut names = ItemNames::default();
     let mut tools = ToolSet::new();
     for tool in snapshot.tools {
         let name = link.served(&tool.name);
         names.tools.push(name.clone());
-        tools = tools.with_fn(tool_definition(name, &tool), forward_call(link, tool.name));
+        let definition = guarded!(tool_definition(name, &tool));
+        tools = tools.with_fn(definition, forward_call(link, tool.name));
     }
     let mut prompts = PromptSet::new();
     for prompt in snapshot.prompts {
         let name = link.served(&prompt.name);
         names.prompts.push(name.clone());
-        let definition = prompt_definition(name, &prompt);
+        let definition = guarded!(prompt_definition(name, &prompt));
         let (link, original) = (link.clone(), prompt.name);
         prompts = prompts.with_fn(definition, move |arguments, cx: Context| {
             let (link, original) = (link.clone(), original.clone());
@@ -68,7 +84,7 @@ pub(super) fn items(
         if let Some(title) = resource.title {
             definition = definition.title(title);
         }
-        resources = resources.with_fn(definition, forward_read(link));
+        resources = resources.with_fn(guarded!(definition), forward_read(link));
     }
     for template in snapshot.templates {
         let variables = match UriTemplate::parse(&template.uri_template) {
@@ -96,7 +112,7 @@ pub(super) fn items(
         if let Some(description) = template.description {
             definition = definition.description(description);
         }
-        resources = resources.with_fn(definition, forward_read(link));
+        resources = resources.with_fn(guarded!(definition), forward_read(link));
     }
     (tools, prompts, resources, names)
 }

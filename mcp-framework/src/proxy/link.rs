@@ -34,7 +34,7 @@ pub(super) struct Link {
     prefix: String,
     /// The prefix, or for an unprefixed upstream its program or URL.
     pub(super) name: String,
-    upstream: Upstream,
+    pub(super) upstream: Upstream,
     current: ArcSwapOption<Client>,
     /// The forwarded calls in flight (whom a legacy upstream's questions go to).
     pub(super) callers: Arc<Callers>,

@@ -17,6 +17,15 @@ use crate::server::Server;
 pub struct Upstream {
     kind: Kind,
     timeout: Duration,
+    /// What every item served from it requires of a caller.
+    access: Access,
+}
+
+/// The scopes every item of an upstream requires, and what callers without them see.
+#[derive(Clone, Default)]
+pub(super) struct Access {
+    pub(super) scopes: Vec<String>,
+    pub(super) policy: Option<crate::principal::ScopePolicy>,
 }
 
 #[derive(Clone)]
@@ -66,6 +75,7 @@ impl Upstream {
                 dir: None,
             },
             timeout: Duration::from_secs(60),
+            access: Access::default(),
         }
     }
 
@@ -78,6 +88,7 @@ impl Upstream {
                 bearer: None,
             },
             timeout: Duration::from_secs(60),
+            access: Access::default(),
         }
     }
 
@@ -87,6 +98,7 @@ impl Upstream {
         Self {
             kind: Kind::Server(Box::new(server)),
             timeout: Duration::from_secs(60),
+            access: Access::default(),
         }
     }
 
@@ -113,6 +125,28 @@ impl Upstream {
             *bearer = Some(token.into());
         }
         self
+    }
+
+    /// Requires these scopes of a caller for every item served from this upstream (on top of
+    /// the server's own authorization: a caller reaches the upstream only through it), as
+    /// [`ToolDefinition::scopes`](crate::ToolDefinition::scopes) does for one item.
+    pub fn scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.access
+            .scopes
+            .extend(scopes.into_iter().map(Into::into));
+        self
+    }
+
+    /// What callers without the [`scopes`](Self::scopes) see of this upstream's items,
+    /// instead of the server's [`ScopePolicy`](crate::ScopePolicy).
+    pub fn scope_policy(mut self, policy: crate::principal::ScopePolicy) -> Self {
+        self.access.policy = Some(policy);
+        self
+    }
+
+    /// What every item served from this upstream requires of a caller.
+    pub(super) fn access(&self) -> &Access {
+        &self.access
     }
 
     /// How long a forwarded request waits for the upstream's answer (default 60 s).

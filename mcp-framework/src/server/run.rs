@@ -114,11 +114,11 @@ impl ServerBuilder {
                 let telemetry = self.telemetry(&line);
                 match configure(extra, self).await {
                     Ok(builder) => builder.serve_line(line, telemetry).await,
-                // The author's own flags were wrong: a usage error, as clap's are.
-                Err(Error::Usage(message)) => {
-                    eprintln!("error: {message}\n\nFor more information, try '--help'.");
-                    std::process::exit(2)
-                }
+                    // The author's own flags were wrong: a usage error, as clap's are.
+                    Err(Error::Usage(message)) => {
+                        eprintln!("error: {message}\n\nFor more information, try '--help'.");
+                        std::process::exit(2)
+                    }
                     Err(e) => Err(e),
                 }
             }
