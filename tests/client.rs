@@ -7,21 +7,11 @@
 use std::process::Stdio;
 use std::time::Duration;
 
-use mcp_framework::client::{Client, ClientBuilder, ClientError, RequestOptions};
-use mcp_framework::protocol::{ElicitResult, ProtocolVersion};
+use mcp_framework::client::{Client, ClientError, RequestOptions};
+use mcp_framework::protocol::ProtocolVersion;
 use serde_json::{Value, json};
 use tests::example_binary;
-use tests::fixture::sampled;
-
-/// A client that answers every question: a name for elicitation, a fixed LLM reply.
-fn answering() -> ClientBuilder {
-    Client::builder()
-        .on_elicit(|_| async move {
-            ElicitResult::accept(Some(json!({"name": "Ada"}).as_object().cloned().unwrap()))
-        })
-        .on_sample(|_| async move { sampled("a sampled reply") })
-        .timeout(Duration::from_secs(20))
-}
+use tests::fixture::answering_client;
 
 /// `everything stdio`, its stderr discarded.
 fn everything_stdio() -> tokio::process::Command {
@@ -69,7 +59,10 @@ async fn exercise(client: &Client) {
 
 #[tokio::test]
 async fn stdio_probes_a_modern_server_and_speaks_2026_07_28() {
-    let client = answering().connect_stdio(everything_stdio()).await.unwrap();
+    let client = answering_client()
+        .connect_stdio(everything_stdio())
+        .await
+        .unwrap();
     assert_eq!(client.protocol_version(), ProtocolVersion::V2026_07_28);
     assert!(
         client
@@ -82,7 +75,7 @@ async fn stdio_probes_a_modern_server_and_speaks_2026_07_28() {
 
 #[tokio::test]
 async fn stdio_legacy_initializes_and_answers_server_requests() {
-    let client = answering()
+    let client = answering_client()
         .legacy(ProtocolVersion::V2025_11_25)
         .connect_stdio(everything_stdio())
         .await
@@ -103,7 +96,10 @@ async fn stdio_legacy_initializes_and_answers_server_requests() {
 
 #[tokio::test]
 async fn a_closed_stdio_client_fails_its_requests_and_stops_the_child() {
-    let client = answering().connect_stdio(everything_stdio()).await.unwrap();
+    let client = answering_client()
+        .connect_stdio(everything_stdio())
+        .await
+        .unwrap();
     let other = client.clone();
     client.close().await;
     assert!(matches!(
@@ -177,7 +173,7 @@ done
 #[tokio::test]
 async fn http_probes_a_modern_server_and_sends_the_headers_a_tool_asks_for() {
     let (_child, running) = tests::everything(&[]).await;
-    let client = answering().connect_http(&running.url).await.unwrap();
+    let client = answering_client().connect_http(&running.url).await.unwrap();
     assert_eq!(client.protocol_version(), ProtocolVersion::V2026_07_28);
     // Before any tools/list: the server refuses the call for its missing Mcp-Param-Region
     // (-32020); the client lists the tools, learns the header, and retries.
@@ -201,7 +197,7 @@ async fn http_probes_a_modern_server_and_sends_the_headers_a_tool_asks_for() {
 #[tokio::test]
 async fn http_legacy_keeps_a_session_and_hears_changes_on_its_get_stream() {
     let (_child, running) = tests::everything(&[]).await;
-    let client = answering()
+    let client = answering_client()
         .legacy(ProtocolVersion::V2025_11_25)
         .connect_http(&running.url)
         .await
@@ -230,7 +226,7 @@ async fn http_legacy_keeps_a_session_and_hears_changes_on_its_get_stream() {
 #[tokio::test]
 async fn http_listen_streams_changes_and_a_closed_stream_cancels_a_call() {
     let (_child, running) = tests::everything(&[]).await;
-    let client = answering().connect_http(&running.url).await.unwrap();
+    let client = answering_client().connect_http(&running.url).await.unwrap();
     let mut listen = client
         .listen(json!({"toolsListChanged": true}))
         .await

@@ -5,39 +5,19 @@
 //! 2026-07-28). Both are installed by `scripts/interop-setup` (scripts/test-all runs it).
 
 use std::process::Stdio;
-use std::time::Duration;
 
-use mcp_framework::client::{Client, ClientBuilder};
-use mcp_framework::protocol::{ElicitResult, ProtocolVersion};
+use mcp_framework::client::Client;
+use mcp_framework::protocol::ProtocolVersion;
 use serde_json::json;
-use tests::{free_port, interop_env, interop_env_file};
+use tests::fixture::answering_client;
+use tests::{free_port, interop_installed, listening};
 use tokio::process::Command;
-
-/// An installed interop tool, or a panic that says how to install it.
-fn installed(name: &str) -> String {
-    interop_env(name).unwrap_or_else(|| {
-        panic!(
-            "{name} is not set: run scripts/interop-setup (scripts/test-all runs it), which \
-             writes it to {}",
-            interop_env_file().display()
-        )
-    })
-}
-
-/// A client that answers elicitation with a name.
-fn answering() -> ClientBuilder {
-    Client::builder()
-        .on_elicit(|_| async move {
-            ElicitResult::accept(Some(json!({"name": "Ada"}).as_object().cloned().unwrap()))
-        })
-        .timeout(Duration::from_secs(30))
-}
 
 /// The TypeScript reference server in `mode` (`stdio` or `streamableHttp`), on `port`.
 fn reference_server(mode: &str, port: u16) -> Command {
-    let mut command = Command::new(installed("INTEROP_NODE"));
+    let mut command = Command::new(interop_installed("INTEROP_NODE"));
     command
-        .arg(installed("INTEROP_SERVER_EVERYTHING"))
+        .arg(interop_installed("INTEROP_SERVER_EVERYTHING"))
         .arg(mode)
         .env("PORT", port.to_string())
         .stdout(if mode == "stdio" {
@@ -52,7 +32,7 @@ fn reference_server(mode: &str, port: u16) -> Command {
 
 /// The Python SDK server over stdio, or over HTTP on `port`.
 fn python_server(http_port: Option<u16>) -> Command {
-    let mut command = Command::new(installed("INTEROP_PYTHON"));
+    let mut command = Command::new(interop_installed("INTEROP_PYTHON"));
     command.arg(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/interop/python_server.py"
@@ -70,20 +50,6 @@ fn python_server(http_port: Option<u16>) -> Command {
         })
         .kill_on_drop(true);
     command
-}
-
-/// Waits until something listens on `port`.
-async fn listening(port: u16) {
-    for _ in 0..200 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port))
-            .await
-            .is_ok()
-        {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("nothing listens on 127.0.0.1:{port}");
 }
 
 /// What the client does with the reference server, whichever transport.
@@ -129,7 +95,7 @@ async fn exercise_reference(client: &Client) {
 
 #[tokio::test]
 async fn the_typescript_reference_server_over_stdio() {
-    let client = answering()
+    let client = answering_client()
         .connect_stdio(reference_server("stdio", 0))
         .await
         .unwrap();
@@ -141,8 +107,8 @@ async fn the_typescript_reference_server_over_stdio() {
 async fn the_typescript_reference_server_over_streamable_http() {
     let port = free_port();
     let _server = reference_server("streamableHttp", port).spawn().unwrap();
-    listening(port).await;
-    let client = answering()
+    listening(([127, 0, 0, 1], port).into()).await;
+    let client = answering_client()
         .connect_http(&format!("http://127.0.0.1:{port}/mcp"))
         .await
         .unwrap();
@@ -181,7 +147,7 @@ async fn exercise_python(client: &Client) {
 
 #[tokio::test]
 async fn a_python_sdk_server_over_stdio_speaks_2026_07_28() {
-    let client = answering()
+    let client = answering_client()
         .connect_stdio(python_server(None))
         .await
         .unwrap();
@@ -194,8 +160,8 @@ async fn a_python_sdk_server_over_stdio_speaks_2026_07_28() {
 async fn a_python_sdk_server_over_streamable_http_speaks_2026_07_28() {
     let port = free_port();
     let _server = python_server(Some(port)).spawn().unwrap();
-    listening(port).await;
-    let client = answering()
+    listening(([127, 0, 0, 1], port).into()).await;
+    let client = answering_client()
         .connect_http(&format!("http://127.0.0.1:{port}/mcp"))
         .await
         .unwrap();
@@ -206,7 +172,7 @@ async fn a_python_sdk_server_over_streamable_http_speaks_2026_07_28() {
 
 #[tokio::test]
 async fn a_python_sdk_server_over_stdio_in_the_legacy_era() {
-    let client = answering()
+    let client = answering_client()
         .legacy(ProtocolVersion::V2025_11_25)
         .connect_stdio(python_server(None))
         .await
@@ -220,8 +186,8 @@ async fn a_python_sdk_server_over_stdio_in_the_legacy_era() {
 async fn a_python_sdk_server_over_streamable_http_in_the_legacy_era() {
     let port = free_port();
     let _server = python_server(Some(port)).spawn().unwrap();
-    listening(port).await;
-    let client = answering()
+    listening(([127, 0, 0, 1], port).into()).await;
+    let client = answering_client()
         .legacy(ProtocolVersion::V2025_11_25)
         .connect_http(&format!("http://127.0.0.1:{port}/mcp"))
         .await

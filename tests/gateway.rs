@@ -12,19 +12,8 @@ use std::time::Duration;
 use mcp_framework::client::{Client, ClientError};
 use mcp_framework::protocol::{ElicitResult, ProtocolVersion};
 use serde_json::json;
-use tests::{example_binary, free_port, interop_env, interop_env_file};
+use tests::{example_binary, free_port, interop_installed, listening};
 use tokio::process::{Child, Command};
-
-/// An installed interop tool, or a panic that says how to install it.
-fn installed(name: &str) -> String {
-    interop_env(name).unwrap_or_else(|| {
-        panic!(
-            "{name} is not set: run scripts/interop-setup (scripts/test-all runs it), which \
-             writes it to {}",
-            interop_env_file().display()
-        )
-    })
-}
 
 /// `gateway http` on a free port with these upstreams; returns once it answers.
 async fn gateway(upstreams: &[String]) -> (Child, String) {
@@ -40,16 +29,8 @@ async fn gateway(upstreams: &[String]) -> (Child, String) {
         command.args(["--upstream", upstream]);
     }
     let child = command.spawn().expect("spawn gateway");
-    for _ in 0..300 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port))
-            .await
-            .is_ok()
-        {
-            return (child, format!("http://127.0.0.1:{port}/mcp"));
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("the gateway did not come up on port {port}");
+    listening(([127, 0, 0, 1], port).into()).await;
+    (child, format!("http://127.0.0.1:{port}/mcp"))
 }
 
 /// `ev=stdio:<everything> stdio`.
@@ -66,10 +47,10 @@ async fn one_endpoint_serves_servers_of_both_eras_to_clients_of_both_eras() {
         everything_upstream("ev"),
         format!(
             "ref=stdio:{} {} stdio",
-            installed("INTEROP_NODE"),
-            installed("INTEROP_SERVER_EVERYTHING")
+            interop_installed("INTEROP_NODE"),
+            interop_installed("INTEROP_SERVER_EVERYTHING")
         ),
-        format!("time=stdio:{}", installed("INTEROP_TIME_SERVER")),
+        format!("time=stdio:{}", interop_installed("INTEROP_TIME_SERVER")),
     ])
     .await;
     for era in [None, Some(ProtocolVersion::V2025_11_25)] {

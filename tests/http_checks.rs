@@ -9,6 +9,7 @@ use std::net::SocketAddr;
 use mcp_framework::{Error, HttpConfig, Server};
 use serde_json::{Value, json};
 use tests::fixture::{builder, server, server_with};
+use tests::listening;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// A server on a fresh loopback port.
@@ -403,17 +404,6 @@ fn free_port() -> u16 {
 
 fn owned(args: &[&str]) -> Vec<String> {
     args.iter().map(|s| (*s).to_owned()).collect()
-}
-
-/// Waits (a bounded while) until something listens on `addr`.
-async fn listening(addr: SocketAddr) {
-    for _ in 0..250 {
-        if tokio::net::TcpStream::connect(addr).await.is_ok() {
-            return;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
-    panic!("nothing listens on {addr}");
 }
 
 #[tokio::test]

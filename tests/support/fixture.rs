@@ -262,6 +262,17 @@ pub fn server() -> Server {
     server_with(|b| b)
 }
 
+/// A client that answers every question: a name (`Ada`) for elicitation, `a sampled reply`
+/// for sampling; requests wait 30 s at most.
+pub fn answering_client() -> mcp_framework::client::ClientBuilder {
+    mcp_framework::client::Client::builder()
+        .on_elicit(|_| async move {
+            mcp_framework::protocol::ElicitResult::accept(Some(obj(json!({"name": "Ada"}))))
+        })
+        .on_sample(|_| async move { sampled("a sampled reply") })
+        .timeout(Duration::from_secs(30))
+}
+
 /// A sampling answer with this text.
 pub fn sampled(text: &str) -> CreateMessageResult {
     CreateMessageResult {

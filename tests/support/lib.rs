@@ -201,6 +201,29 @@ pub async fn everything(options: &[&str]) -> (tokio::process::Child, wire::Runni
     panic!("everything did not come up on port {port}");
 }
 
+/// A tool installed by `scripts/interop-setup` (see [`interop_env`]), or a panic that says
+/// how to install it.
+pub fn interop_installed(name: &str) -> String {
+    interop_env(name).unwrap_or_else(|| {
+        panic!(
+            "{name} is not set: run scripts/interop-setup (scripts/test-all runs it), which \
+             writes it to {}",
+            interop_env_file().display()
+        )
+    })
+}
+
+/// Waits (at most 10 s) until something listens on `addr` of 127.0.0.1, or panics.
+pub async fn listening(addr: std::net::SocketAddr) {
+    for _ in 0..200 {
+        if tokio::net::TcpStream::connect(addr).await.is_ok() {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("nothing listens on {addr}");
+}
+
 /// The path of `name` on `PATH` (or in `/usr/sbin`, where Debian puts daemons), or a panic
 /// saying how to install it (`package`, the Debian package; `scripts/test-all` installs it).
 pub fn installed_binary(name: &str, package: &str) -> PathBuf {
