@@ -108,13 +108,8 @@ fn refused(auth: &Authorization, refusal: &Refusal) -> Response {
 #[cfg(feature = "auth")]
 pub(super) fn metadata(auth: &Arc<Authorization>) -> Response {
     let body = Bytes::from(auth.metadata().to_string());
-    let mut r = json_response(StatusCode::OK, body);
-    let headers = r.headers_mut();
-    headers.insert(
-        header::ACCESS_CONTROL_ALLOW_ORIGIN,
-        HeaderValue::from_static("*"),
-    );
-    headers.insert(
+    let mut r = super::cors::public(json_response(StatusCode::OK, body));
+    r.headers_mut().insert(
         header::CACHE_CONTROL,
         HeaderValue::from_static("public, max-age=300"),
     );

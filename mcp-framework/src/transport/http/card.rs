@@ -50,10 +50,10 @@ fn serve(
     render: impl FnOnce(&Card, &str) -> Option<Value>,
 ) -> Response {
     if parts.method == Method::OPTIONS {
-        return with_cors(StatusCode::NO_CONTENT.into_response());
+        return super::cors::public(StatusCode::NO_CONTENT.into_response());
     }
     if parts.method != Method::GET && parts.method != Method::HEAD {
-        let mut response = with_cors(StatusCode::METHOD_NOT_ALLOWED.into_response());
+        let mut response = super::cors::public(StatusCode::METHOD_NOT_ALLOWED.into_response());
         response.headers_mut().insert(
             header::ALLOW,
             HeaderValue::from_static("GET, HEAD, OPTIONS"),
@@ -62,10 +62,10 @@ fn serve(
     }
     let base = match ep.guard.reached(parts) {
         Ok(base) => base,
-        Err(rejected) => return with_cors(rejected.into_response()),
+        Err(rejected) => return super::cors::public(rejected.into_response()),
     };
     let Some(document) = ep.http.card.as_ref().and_then(|card| render(card, &base)) else {
-        return with_cors(StatusCode::NOT_FOUND.into_response());
+        return super::cors::public(StatusCode::NOT_FOUND.into_response());
     };
     let body = serde_json::to_vec(&document).expect("a card serializes");
     let digest = Sha256::digest(&body);
@@ -85,7 +85,7 @@ fn serve(
     if matches_etag(&parts.headers, &etag) {
         let mut response = StatusCode::NOT_MODIFIED.into_response();
         response.headers_mut().extend(headers);
-        return with_cors(response);
+        return super::cors::public(response);
     }
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(media));
     let body = if parts.method == Method::HEAD {
@@ -95,7 +95,7 @@ fn serve(
     };
     let mut response = Response::new(body);
     response.headers_mut().extend(headers);
-    with_cors(response)
+    super::cors::public(response)
 }
 
 /// Whether `If-None-Match` names `etag` (or is `*`); weak validators compare by their
@@ -108,26 +108,4 @@ fn matches_etag(headers: &HeaderMap, etag: &str) -> bool {
         .flat_map(|v| v.split(','))
         .map(|tag| tag.trim().trim_start_matches("W/"))
         .any(|tag| tag == "*" || tag == etag)
-}
-
-/// The CORS headers of public, read-only metadata.
-fn with_cors(mut response: Response) -> Response {
-    let headers = response.headers_mut();
-    headers.insert(
-        header::ACCESS_CONTROL_ALLOW_ORIGIN,
-        HeaderValue::from_static("*"),
-    );
-    headers.insert(
-        header::ACCESS_CONTROL_ALLOW_METHODS,
-        HeaderValue::from_static("GET"),
-    );
-    headers.insert(
-        header::ACCESS_CONTROL_ALLOW_HEADERS,
-        HeaderValue::from_static("Content-Type, If-None-Match"),
-    );
-    headers.insert(
-        header::ACCESS_CONTROL_EXPOSE_HEADERS,
-        HeaderValue::from_static("ETag"),
-    );
-    response
 }

@@ -7,10 +7,13 @@
 //! fixed list cannot name, and a user's layers may read headers of their own. The origin
 //! list is the gate; an origin that is not allowed gets no `Access-Control-Allow-Origin`,
 //! so its browser reads nothing.
+//!
+//! Public documents (metadata, cards) are readable from every origin: [`public`].
 
 use std::time::Duration;
 
-use axum::http::{HeaderName, Method};
+use axum::http::{HeaderName, HeaderValue, Method, header};
+use axum::response::Response;
 use tower_http::cors::{AllowHeaders, AllowMethods, AllowOrigin, CorsLayer, ExposeHeaders};
 
 use super::checks::origin::OriginPolicy;
@@ -44,4 +47,28 @@ pub(super) fn layer(config: &HttpConfig, origins: &OriginPolicy) -> Option<CorsL
             ]))
             .max_age(MAX_AGE),
     )
+}
+
+/// `response` with the CORS headers of a public, read-only document any origin may read
+/// (Protected Resource Metadata, the Server Card): `GET` with `If-None-Match`, `ETag`
+/// exposed. These documents hold nothing a caller's credentials unlock.
+pub(super) fn public(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_ORIGIN,
+        HeaderValue::from_static("*"),
+    );
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_METHODS,
+        HeaderValue::from_static("GET"),
+    );
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_HEADERS,
+        HeaderValue::from_static("Content-Type, If-None-Match"),
+    );
+    headers.insert(
+        header::ACCESS_CONTROL_EXPOSE_HEADERS,
+        HeaderValue::from_static("ETag"),
+    );
+    response
 }
