@@ -136,13 +136,18 @@ impl ClientBuilder {
         Fut: Future<Output = ElicitResult> + Send + 'static,
     {
         self.handlers.elicit = Some(Arc::new(move |p| Box::pin(f(p))));
+        self.declare_elicitation();
+        self
+    }
+
+    /// Declares the `elicitation` capability, both modes.
+    fn declare_elicitation(&mut self) {
         let e = self
             .capabilities
             .elicitation
             .get_or_insert_with(Default::default);
         e.form.get_or_insert_with(Default::default);
         e.url.get_or_insert_with(Default::default);
-        self
     }
 
     /// Answers sampling requests (and declares the `sampling` capability).
@@ -173,12 +178,7 @@ impl ClientBuilder {
     #[cfg_attr(not(feature = "proxy"), allow(dead_code))]
     pub(crate) fn relay(mut self, relay: super::handlers::Relay) -> Self {
         self.handlers.relay = Some(relay);
-        let e = self
-            .capabilities
-            .elicitation
-            .get_or_insert_with(Default::default);
-        e.form.get_or_insert_with(Default::default);
-        e.url.get_or_insert_with(Default::default);
+        self.declare_elicitation();
         self.capabilities
             .sampling
             .get_or_insert_with(Default::default);

@@ -49,6 +49,15 @@ pub(super) struct Connection {
     closed: tokio_util::sync::CancellationToken,
     /// What the client was built with.
     pub(super) config: ClientBuilder,
+    /// The client's capabilities and information as the `_meta` of a modern request
+    /// carries them, serialized once.
+    pub(super) declared: Declared,
+}
+
+/// `clientCapabilities` and `clientInfo` as JSON values, made when the connection is.
+pub(super) struct Declared {
+    pub(super) capabilities: Value,
+    pub(super) info: Value,
 }
 
 impl Connection {
@@ -64,6 +73,10 @@ impl Connection {
             next_id: AtomicI64::new(1),
             handshake: OnceLock::new(),
             closed: tokio_util::sync::CancellationToken::new(),
+            declared: Declared {
+                capabilities: serde_json::to_value(&config.capabilities).expect("serializes"),
+                info: serde_json::to_value(&config.info).expect("serializes"),
+            },
             config,
         })
     }

@@ -44,7 +44,7 @@ impl Client {
     /// The `_meta` of a request with `options`: in modern mode, the protocol version,
     /// capabilities and client info (and the log level) every request carries.
     pub(super) fn meta(&self, options: &RequestOptions) -> Map<String, Value> {
-        let config = &self.conn.config;
+        let declared = &self.conn.declared;
         let mut meta = options.meta.clone();
         if self.conn.legacy().is_none() {
             meta.insert(
@@ -53,11 +53,8 @@ impl Client {
             );
             // A request may declare capabilities of its own (a proxy forwards its caller's).
             meta.entry(keys::CLIENT_CAPABILITIES)
-                .or_insert_with(|| serde_json::to_value(&config.capabilities).expect("serializes"));
-            meta.insert(
-                keys::CLIENT_INFO.into(),
-                serde_json::to_value(&config.info).expect("serializes"),
-            );
+                .or_insert_with(|| declared.capabilities.clone());
+            meta.insert(keys::CLIENT_INFO.into(), declared.info.clone());
             if let Some(level) = options.log_level {
                 meta.insert(keys::LOG_LEVEL.into(), level.as_str().into());
             }
