@@ -7,123 +7,12 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, Lines};
-use tokio::process::{Child, Command};
+use tokio::process::Command;
+
+use tests::stdio::{Proc, Wiring, meta};
 
 fn binary() -> PathBuf {
     tests::example_binary("everything")
-}
-
-struct Proc {
-    child: Child,
-    stdin: Option<Box<dyn AsyncWrite + Unpin + Send>>,
-    out: Lines<BufReader<Box<dyn AsyncRead + Unpin + Send>>>,
-}
-
-/// What the server's stdin and stdout are.
-#[derive(Clone, Copy)]
-enum Wiring {
-    Pipes,
-    /// One Unix socket pair for each (what libuv, so Node, gives a child).
-    Sockets,
-}
-
-fn meta() -> Value {
-    json!({"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}})
-}
-
-impl Proc {
-    fn spawn() -> Self {
-        Self::spawn_with(Wiring::Pipes)
-    }
-
-    fn spawn_with(wiring: Wiring) -> Self {
-        let mut command = Command::new(binary());
-        command
-            .arg("stdio")
-            .env("RUST_LOG", "debug")
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        match wiring {
-            Wiring::Pipes => {
-                command.stdin(Stdio::piped()).stdout(Stdio::piped());
-                let mut child = command.spawn().expect("spawn everything");
-                let stdin: Box<dyn AsyncWrite + Unpin + Send> =
-                    Box::new(child.stdin.take().expect("stdin"));
-                let out: Box<dyn AsyncRead + Unpin + Send> =
-                    Box::new(child.stdout.take().expect("stdout"));
-                Self {
-                    child,
-                    stdin: Some(stdin),
-                    out: BufReader::new(out).lines(),
-                }
-            }
-            Wiring::Sockets => {
-                let (ours_in, theirs_in) = std::os::unix::net::UnixStream::pair().unwrap();
-                let (ours_out, theirs_out) = std::os::unix::net::UnixStream::pair().unwrap();
-                command
-                    .stdin(Stdio::from(std::os::fd::OwnedFd::from(theirs_in)))
-                    .stdout(Stdio::from(std::os::fd::OwnedFd::from(theirs_out)));
-                let child = command.spawn().expect("spawn everything");
-                drop(command); // our copies of the child's ends: EOF must come from `ours_in`
-                let socket = |s: std::os::unix::net::UnixStream| {
-                    s.set_nonblocking(true).unwrap();
-                    tokio::net::UnixStream::from_std(s).unwrap()
-                };
-                let stdin: Box<dyn AsyncWrite + Unpin + Send> = Box::new(socket(ours_in));
-                let out: Box<dyn AsyncRead + Unpin + Send> = Box::new(socket(ours_out));
-                Self {
-                    child,
-                    stdin: Some(stdin),
-                    out: BufReader::new(out).lines(),
-                }
-            }
-        }
-    }
-
-    async fn send_raw(&mut self, bytes: &[u8]) {
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        stdin.write_all(bytes).await.unwrap();
-        stdin.write_all(b"\n").await.unwrap();
-        stdin.flush().await.unwrap();
-    }
-
-    async fn send(&mut self, msg: Value) {
-        self.send_raw(msg.to_string().as_bytes()).await;
-    }
-
-    async fn request(&mut self, id: i64, method: &str, mut params: Value) {
-        if params.get("_meta").is_none() {
-            params["_meta"] = meta();
-        }
-        self.send(json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}))
-            .await;
-    }
-
-    /// The next line of stdout, which must be one JSON-RPC message.
-    async fn next(&mut self) -> Value {
-        let line = tokio::time::timeout(Duration::from_secs(10), self.out.next_line())
-            .await
-            .expect("an answer within 10 s")
-            .unwrap()
-            .expect("stdout open");
-        let v: Value = serde_json::from_str(&line)
-            .unwrap_or_else(|e| panic!("stdout carried a non-JSON line {line:?}: {e}"));
-        assert_eq!(v["jsonrpc"], "2.0", "{line}");
-        v
-    }
-
-    /// Reads until the response with `id`, returning it and what came before.
-    async fn until(&mut self, id: i64) -> (Value, Vec<Value>) {
-        let mut before = Vec::new();
-        loop {
-            let v = self.next().await;
-            if v["id"] == id && v.get("method").is_none() {
-                return (v, before);
-            }
-            before.push(v);
-        }
-    }
 }
 
 #[tokio::test]

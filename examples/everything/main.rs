@@ -31,12 +31,13 @@ mod apps;
 use std::time::Duration;
 
 use mcp_framework::clap;
+use mcp_framework::events::{Emitter, EventType, Events};
 use mcp_framework::middleware::{self, AuditLayer};
 use mcp_framework::protocol::{CreateMessageRequestParams, JsonObject, Root, SamplingMessage};
 use mcp_framework::{
     CallToolResult, CompletionRequest, Content, Context, Elicitation, PromptMessage, Role,
-    SchemaProfile, Server, ServerHandle, ToolDefinition, ToolError, ToolSet, prompt, prompts,
-    resource, tool, tools,
+    SchemaProfile, Server, ServerHandle, State, ToolDefinition, ToolError, ToolSet, prompt,
+    prompts, resource, tool, tools,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -419,6 +420,52 @@ fn echo(
     text: String,
 ) -> String {
     text
+}
+
+/// An alert was raised (an occurrence of the `alert.raised` event).
+#[derive(Serialize, JsonSchema)]
+struct Alert {
+    /// `info`, `warning` or `critical`.
+    level: String,
+    /// What happened.
+    message: String,
+}
+
+/// Which alerts a subscription to `alert.raised` hears about.
+#[derive(Deserialize, JsonSchema)]
+struct AlertFilter {
+    /// Only alerts of this level.
+    level: Option<String>,
+}
+
+/// The event types this server publishes (the Events extension): `alert.raised`, which
+/// `raise_alert` emits, polled with `events/poll` or streamed with `events/stream`.
+fn events(heartbeat: Duration) -> Events {
+    Events::new()
+        .heartbeat(heartbeat)
+        .event(EventType::new::<Alert>("alert.raised").arguments(
+            |alert: &Alert, wanted: &AlertFilter| {
+                wanted
+                    .level
+                    .as_ref()
+                    .is_none_or(|level| *level == alert.level)
+            },
+        ))
+}
+
+/// Raises an alert: subscribers of `alert.raised` (polls, streams) hear of it.
+#[tool]
+fn raise_alert(
+    emitter: State<Emitter>,
+    /// `info`, `warning` or `critical`.
+    level: String,
+    /// What happened.
+    message: String,
+) -> Result<String, ToolError> {
+    let id = emitter
+        .emit(Alert { level, message })
+        .map_err(|e| ToolError::new(e.to_string()))?;
+    Ok(format!("raised {id}"))
 }
 
 /// Only listed after `toggle_extra_tool`.
@@ -881,6 +928,14 @@ struct Options {
     /// The instructions given to clients (what `initialize` answers)
     #[arg(long, value_name = "TEXT", env = "EVERYTHING_INSTRUCTIONS")]
     instructions: Option<String>,
+    /// How often an open event stream beats when nothing happens, in milliseconds
+    #[arg(
+        long,
+        value_name = "MS",
+        env = "EVERYTHING_EVENT_HEARTBEAT_MS",
+        default_value_t = 15_000
+    )]
+    event_heartbeat_ms: u64,
 }
 
 #[tokio::main]
@@ -902,11 +957,15 @@ async fn main() -> Result<(), mcp_framework::Error> {
         // with a nested skill.
         .skills(mcp_framework::skills!("skills"))
         .run_with(|options: Options, builder| {
-            builder.instructions(
-                options
-                    .instructions
-                    .unwrap_or_else(|| "A test server exercising every MCP feature.".to_owned()),
-            )
+            let events = events(Duration::from_millis(options.event_heartbeat_ms));
+            builder
+                .state(events.emitter())
+                .extension(events)
+                .instructions(
+                    options.instructions.unwrap_or_else(|| {
+                        "A test server exercising every MCP feature.".to_owned()
+                    }),
+                )
         })
         .await
 }

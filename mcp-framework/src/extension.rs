@@ -6,7 +6,7 @@
 //! in any order, method names neither core nor taken) and nothing is served partly
 //! installed; dispatch then finds a custom method here after the core ones.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::future::Future;
 use std::sync::Arc;
 
@@ -57,6 +57,13 @@ pub trait Extension: Send + Sync + 'static {
         Vec::new()
     }
 
+    /// Whether it is offered only to clients of 2026-07-28 and later (`false` by default):
+    /// then a legacy client's `initialize` result does not declare it, and its methods
+    /// answer such a client `-32601` (method not found), as a server without it would.
+    fn modern_only(&self) -> bool {
+        false
+    }
+
     /// Contributes its methods (and routes); called once, at `build()`.
     fn setup(&self, setup: &mut Setup) {
         let _ = setup;
@@ -74,6 +81,10 @@ pub(crate) type NotificationFn = Arc<dyn Fn(Value) -> BoxFuture<()> + Send + Syn
 pub struct Setup {
     id: String,
     requests: Vec<(String, RequestFn)>,
+    /// The requests that stream (see [`Setup::stream`]).
+    streams: Vec<String>,
+    /// Why the extension cannot be installed, if it cannot.
+    refusals: Vec<String>,
     notifications: Vec<(String, NotificationFn)>,
     #[cfg(feature = "http")]
     routes: Vec<(String, axum::routing::MethodRouter)>,
@@ -118,6 +129,25 @@ impl Setup {
         self
     }
 
+    /// Handles the request `method` as a stream: like [`request`](Self::request), but the
+    /// handler is expected to run long and send notifications on the request's own stream
+    /// ([`Context::notify`]) until its result ends it. Over HTTP the answer is an SSE stream
+    /// from the start; on any transport the request does not count against the connection's
+    /// `max_concurrent_requests` (bound what the handler holds yourself). The handler ends
+    /// when the client cancels (its future is dropped: nothing more is sent) or, with a
+    /// result of its choosing, when [`Context::shutting_down`] resolves.
+    pub fn stream<P, R, F, Fut>(&mut self, method: &str, handler: F) -> &mut Self
+    where
+        P: DeserializeOwned + Send + 'static,
+        R: Serialize + Send + 'static,
+        F: Fn(P, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<R, ErrorObject>> + Send + 'static,
+    {
+        self.request(method, handler);
+        self.streams.push(method.to_owned());
+        self
+    }
+
     /// Handles the notification `method` (params that do not read as `P` are dropped
     /// with a log line: a notification has no answer).
     pub fn notification<P, F, Fut>(&mut self, method: &str, handler: F) -> &mut Self
@@ -143,6 +173,14 @@ impl Setup {
             })
         });
         self.notifications.push((method.to_owned(), f));
+        self
+    }
+
+    /// Fails the server's `build()` with `problem` (its configuration cannot be served: a
+    /// name defined twice, a schema that does not compile…), named with the extension's
+    /// identifier among every other problem found.
+    pub fn refuse(&mut self, problem: impl Into<String>) -> &mut Self {
+        self.refusals.push(problem.into());
         self
     }
 
@@ -190,6 +228,12 @@ pub(crate) struct Extensions {
     pub(crate) declared: BTreeMap<String, JsonObject>,
     requests: HashMap<String, RequestFn>,
     notifications: HashMap<String, NotificationFn>,
+    /// The requests that stream.
+    streams: HashSet<String>,
+    /// The identifiers of the extensions offered to 2026-07-28 clients only.
+    pub(crate) modern_only: HashSet<String>,
+    /// The methods of those extensions.
+    modern_only_methods: HashSet<String>,
     #[cfg(feature = "http")]
     pub(crate) routes: Vec<(String, axum::routing::MethodRouter)>,
 }
@@ -232,11 +276,16 @@ impl Extensions {
             let mut setup = Setup {
                 id: ext.id().to_owned(),
                 requests: Vec::new(),
+                streams: Vec::new(),
+                refusals: Vec::new(),
                 notifications: Vec::new(),
                 #[cfg(feature = "http")]
                 routes: Vec::new(),
             };
             ext.setup(&mut setup);
+            for refusal in setup.refusals.drain(..) {
+                problems.push(format!("`{}`: {refusal}", setup.id));
+            }
             let names = setup
                 .requests
                 .iter()
@@ -255,6 +304,12 @@ impl Extensions {
                     ));
                 }
             }
+            if ext.modern_only() {
+                out.modern_only.insert(setup.id.clone());
+                out.modern_only_methods
+                    .extend(setup.requests.iter().map(|(m, _)| m.clone()));
+            }
+            out.streams.extend(setup.streams);
             out.requests.extend(setup.requests);
             out.notifications.extend(setup.notifications);
             #[cfg(feature = "http")]
@@ -267,14 +322,24 @@ impl Extensions {
         }
     }
 
-    /// The handler of the custom request `method`.
-    pub(crate) fn request(&self, method: &str) -> Option<&RequestFn> {
+    /// The handler of the custom request `method` for a client of this era (`legacy`: one
+    /// that sent `initialize`).
+    pub(crate) fn request(&self, method: &str, legacy: bool) -> Option<&RequestFn> {
+        if legacy && self.modern_only_methods.contains(method) {
+            return None;
+        }
         self.requests.get(method)
     }
 
-    /// The handler of the custom notification `method`.
+    /// The handler of the custom notification `method` (a notification names no era: a
+    /// modern-only extension's is taken from any client).
     pub(crate) fn notification(&self, method: &str) -> Option<&NotificationFn> {
         self.notifications.get(method)
+    }
+
+    /// Whether the custom request `method` streams ([`Setup::stream`]).
+    pub(crate) fn streams(&self, method: &str) -> bool {
+        !self.streams.is_empty() && self.streams.contains(method)
     }
 }
 

@@ -46,6 +46,8 @@ impl Busy {
 pub(crate) struct Ticket {
     id: RequestId,
     seq: u64,
+    /// Whether it counts against the limit.
+    counted: bool,
 }
 
 impl InFlight {
@@ -69,12 +71,22 @@ impl InFlight {
         if admitted.is_err() {
             return Err(Busy(self.limit));
         }
+        Ok(self.track(id, cancel, true))
+    }
+
+    /// Tracks a long-lived streaming request (an extension's stream) for cancellation,
+    /// outside the limit: the stream bounds what it holds itself.
+    pub(crate) fn start_stream(&self, id: RequestId, cancel: CancellationToken) -> Ticket {
+        self.track(id, cancel, false)
+    }
+
+    fn track(&self, id: RequestId, cancel: CancellationToken, counted: bool) -> Ticket {
         let seq = self.next_ticket.fetch_add(1, Ordering::Relaxed);
         self.map
             .lock()
             .expect("inflight")
             .insert(id.clone(), (seq, cancel));
-        Ok(Ticket { id, seq })
+        Ticket { id, seq, counted }
     }
 
     /// How many requests are running.
@@ -84,7 +96,9 @@ impl InFlight {
 
     /// Forgets a finished request (not a newer one that reused its id).
     pub(crate) fn finish(&self, ticket: &Ticket) {
-        self.running.fetch_sub(1, Ordering::AcqRel);
+        if ticket.counted {
+            self.running.fetch_sub(1, Ordering::AcqRel);
+        }
         let mut map = self.map.lock().expect("inflight");
         if map.get(&ticket.id).is_some_and(|(s, _)| *s == ticket.seq) {
             map.remove(&ticket.id);

@@ -10,6 +10,8 @@
 // sessions, subscriptions, rendering), the runtime state and registry, the leaves, protocol.
 #[cfg(feature = "client")]
 pub mod client;
+#[cfg(feature = "events")]
+pub mod events;
 #[cfg(feature = "proxy")]
 pub mod proxy;
 mod server;
@@ -35,12 +37,12 @@ mod admission;
 pub mod apps;
 #[cfg(feature = "auth")]
 pub mod auth;
+mod bus;
 mod cache;
 #[cfg(feature = "http")]
 mod card;
 mod completion;
 mod error;
-mod events;
 pub mod extension;
 mod future;
 mod headers;
@@ -60,6 +62,7 @@ mod unguessable;
 
 pub mod protocol;
 
+pub use bus::{ChangeEvent, EventBus, LocalBus, TaskEvent};
 pub use cache::{CachePolicy, Cacheable};
 #[cfg(feature = "http")]
 pub use card::ServerCard;
@@ -71,7 +74,6 @@ pub use completion::{Completer, CompletionRequest, IntoCompletion, completer};
 pub use context::ask::{Ask, Elicitation};
 pub use context::{Context, FromContext, State};
 pub use error::{ContextError, Error, ToolError};
-pub use events::{ChangeEvent, EventBus, LocalBus, TaskEvent};
 pub use future::BoxFuture;
 pub use location::Location;
 pub use mcp_macros::{prompt, resource, skills, tool, tool_impl};

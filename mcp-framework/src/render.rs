@@ -173,7 +173,11 @@ pub(crate) fn initialize_result(server: &ServerInner, version: ProtocolVersion) 
     }
     let result = InitializeResult {
         protocol_version: version.as_str().to_owned(),
-        capabilities: server.capabilities.clone(),
+        capabilities: server
+            .legacy_capabilities
+            .as_ref()
+            .unwrap_or(&server.capabilities)
+            .clone(),
         server_info: info,
         instructions: server.instructions.clone(),
         meta: None,

@@ -11,7 +11,7 @@ use serde_json::value::RawValue;
 use tokio::sync::broadcast::{self, error::RecvError};
 
 use crate::admission::{Refusal, Slot};
-use crate::events::{ChangeEvent, TaskEvent};
+use crate::bus::{ChangeEvent, TaskEvent};
 use crate::peer::PeerId;
 use crate::principal::Principal;
 use crate::protocol::jsonrpc::{Request, notification_message};

@@ -5,6 +5,7 @@ pub mod fixture;
 pub mod issuer;
 pub mod oidc;
 pub mod redis;
+pub mod stdio;
 pub mod wire;
 
 use std::path::PathBuf;

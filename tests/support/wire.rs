@@ -33,12 +33,18 @@ pub async fn start(server: Server) -> Running {
 }
 
 /// An application's own authentication layer, for tests: the `x-user` header names the
-/// principal.
+/// principal, `x-scopes` (space-separated) its scopes.
 async fn principal_from_header(mut req: axum::extract::Request) -> axum::extract::Request {
     if let Some(user) = req.headers().get("x-user").and_then(|v| v.to_str().ok()) {
         let user = user.to_owned();
+        let scopes = req
+            .headers()
+            .get("x-scopes")
+            .and_then(|v| v.to_str().ok())
+            .map(|s| s.split(' ').map(str::to_owned).collect::<Vec<_>>())
+            .unwrap_or_default();
         req.extensions_mut()
-            .insert(mcp_framework::Principal::new(user));
+            .insert(mcp_framework::Principal::new(user).with_scopes(scopes));
     }
     req
 }

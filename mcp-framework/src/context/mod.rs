@@ -41,6 +41,11 @@ use crate::tasks::live::{LiveTask, TaskSlot};
 pub(crate) trait Host: std::any::Any + Send + Sync {
     /// The application state of this type, if the server was given one.
     fn state(&self, ty: std::any::TypeId) -> Option<Arc<dyn std::any::Any + Send + Sync>>;
+    /// Cancelled when the server begins to shut down.
+    fn shutdown(&self) -> &CancellationToken;
+    /// Whether a caller with `principal` holds every one of `scopes`.
+    fn grants(&self, principal: Option<&Principal>, scopes: &mut dyn Iterator<Item = &str>)
+    -> bool;
 }
 
 /// A legacy session, as a handler's context reaches it (the session implements it).
@@ -412,12 +417,36 @@ impl Context {
         }
     }
 
+    /// Resolves when the server begins to shut down: a long-running handler (a stream)
+    /// ends there with its final result, before the grace period runs out and it is
+    /// cancelled.
+    pub async fn shutting_down(&self) {
+        self.host().shutdown().cancelled().await;
+    }
+
+    /// Whether the caller holds every one of `scopes`, by the server's rules
+    /// ([`ScopeRules`](crate::ScopeRules): a broader scope implies narrower ones). A caller
+    /// without a [`Principal`] holds none, unless the server lets such callers have every
+    /// scope ([`ServerBuilder::unauthenticated_callers_have_every_scope`](crate::ServerBuilder::unauthenticated_callers_have_every_scope)).
+    pub fn grants<S: AsRef<str>>(&self, scopes: &[S]) -> bool {
+        scopes.is_empty()
+            || self
+                .host()
+                .grants(self.principal(), &mut scopes.iter().map(AsRef::as_ref))
+    }
+
     /// Whether the client asked for progress (sent a `progressToken`).
     pub fn wants_progress(&self) -> bool {
         self.inner.progress_token.is_some()
     }
 
-    async fn notify(&self, method: &str, params: &impl Serialize) -> bool {
+    /// Sends the notification `method` with `params` on this request's own stream (what an
+    /// extension's streaming method sends: see
+    /// [`Setup::stream`](crate::extension::Setup::stream)). Waits while the client is slow
+    /// to read; `false` when it cannot reach the client any more (the request was
+    /// cancelled, its stream is gone, or the request has no stream: a plain HTTP request
+    /// without a progress token, answered with one JSON body).
+    pub async fn notify(&self, method: &str, params: &impl Serialize) -> bool {
         let Some(sink) = &self.inner.sink else {
             return false;
         };

@@ -319,7 +319,7 @@ fn route<'a>(
             });
             (run, None)
         }
-        _ => match server.extensions.request(method) {
+        _ => match server.extensions.request(method, legacy) {
             Some(handler) => {
                 let handler = handler.clone();
                 let target = Some(Arc::<str>::from(method));
@@ -337,17 +337,22 @@ fn route<'a>(
 }
 
 /// A custom request of an extension: its handler's result, or its error; a panic is an
-/// internal error, as a handler's is.
+/// internal error, as a handler's is; a cancelled request stops its handler and answers
+/// nothing.
 async fn extension_call(
     handler: crate::extension::RequestFn,
     params: Value,
     cx: crate::context::Context,
 ) -> Reply {
     use futures_util::FutureExt as _;
-    match std::panic::AssertUnwindSafe(handler(params, cx))
-        .catch_unwind()
-        .await
-    {
+    let cancel = cx.cancellation_token().clone();
+    let outcome = tokio::select! {
+        biased;
+        outcome = std::panic::AssertUnwindSafe(handler(params, cx)).catch_unwind() => outcome,
+        // Cancelled: the handler is dropped and nothing more is sent.
+        () = cancel.cancelled() => return Reply::Cancelled,
+    };
+    match outcome {
         Ok(Ok(result)) => Reply::Result(Bytes::from(
             serde_json::to_vec(&result).expect("a JSON value serializes"),
         )),

@@ -8,6 +8,7 @@ pub mod completion;
 pub mod content;
 pub mod discover;
 pub mod elicitation;
+pub mod events;
 pub mod implementation;
 pub mod jsonrpc;
 pub mod legacy;

@@ -5,10 +5,10 @@ use std::fmt;
 use std::sync::{Arc, Weak};
 
 use super::state::ServerInner;
+use crate::bus::ChangeEvent;
 use crate::catalog::Catalog;
 use crate::context::{Context, FromContext};
 use crate::error::Error;
-use crate::events::ChangeEvent;
 use crate::registry::set::{PromptSet, ResourceSet, ToolSet};
 use crate::skills::Skill;
 use crate::skills::index::SkillIndex;

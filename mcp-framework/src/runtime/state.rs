@@ -11,8 +11,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::config::Config;
 use crate::admission::Admission;
+use crate::bus::EventBus;
 use crate::catalog::Catalog;
-use crate::events::EventBus;
 use crate::middleware::CallService;
 use crate::mrtr::Sealer;
 use crate::principal::{Access, Principal, Requirement};
@@ -26,6 +26,9 @@ pub(crate) struct ServerInner {
     pub(crate) info: Implementation,
     pub(crate) instructions: Option<String>,
     pub(crate) capabilities: ServerCapabilities,
+    /// What a legacy client's `initialize` result declares, when it differs (extensions
+    /// offered to modern clients only are left out).
+    pub(crate) legacy_capabilities: Option<ServerCapabilities>,
     pub(crate) catalog: ArcSwap<Catalog>,
     /// Serializes catalog changes (see [`ServerHandle`](super::handle::ServerHandle)).
     pub(crate) change_lock: Mutex<()>,
@@ -65,6 +68,25 @@ pub(crate) type StateMap =
 impl crate::context::Host for ServerInner {
     fn state(&self, ty: std::any::TypeId) -> Option<Arc<dyn std::any::Any + Send + Sync>> {
         self.state.get(&ty).cloned()
+    }
+
+    fn shutdown(&self) -> &CancellationToken {
+        &self.shutdown
+    }
+
+    fn grants(
+        &self,
+        principal: Option<&Principal>,
+        scopes: &mut dyn Iterator<Item = &str>,
+    ) -> bool {
+        let config = &self.config;
+        match config.unauthenticated.scopes_of(principal) {
+            None => true,
+            Some(granted) => {
+                let mut scopes = scopes;
+                (&mut scopes).all(|scope| config.scope_rules.grants(granted, scope))
+            }
+        }
     }
 }
 

@@ -9,8 +9,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::timing::{Backoff, REDIS_TIMEOUT};
 use super::wire::{self, Message};
+use crate::bus::{ChangeEvent, EventBus};
 use crate::error::Error;
-use crate::events::{ChangeEvent, EventBus};
 
 /// A change event bus shared by the replicas of a server through Redis pub/sub: a change
 /// made on one replica (`ServerHandle`, `resource_updated`, a task's progress) reaches the

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::events::{ChangeEvent, TaskEvent};
+use crate::bus::{ChangeEvent, TaskEvent};
 
 /// The version of this format.
 const VERSION: u32 = 1;

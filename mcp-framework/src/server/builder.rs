@@ -13,10 +13,10 @@ use tower::{Layer, Service};
 
 use super::Server;
 use crate::admission::Admission;
+use crate::bus::{EventBus, LocalBus};
 use crate::cache::{CachePolicy, Cacheable};
 use crate::catalog::Catalog;
 use crate::error::Error;
-use crate::events::{EventBus, LocalBus};
 use crate::middleware::{BoxError, Call, CallOutput, CallService, Layers, Route};
 use crate::mrtr::{Sealer, StateKey};
 use crate::principal::{ScopePolicy, ScopeRules};
@@ -605,6 +605,17 @@ impl ServerBuilder {
             experimental: None,
             extensions,
         };
+        // A legacy client's `initialize` result leaves out the modern-only extensions.
+        let legacy_capabilities = (!registered.modern_only.is_empty()).then(|| {
+            let mut legacy = capabilities.clone();
+            if let Some(declared) = legacy.extensions.as_mut() {
+                declared.retain(|id, _| !registered.modern_only.contains(id));
+            }
+            if legacy.extensions.as_ref().is_some_and(JsonObject::is_empty) {
+                legacy.extensions = None;
+            }
+            legacy
+        });
         let mut server_info_meta = JsonObject::new();
         server_info_meta.insert(
             keys::SERVER_INFO.into(),
@@ -639,6 +650,7 @@ impl ServerBuilder {
             info: self.info,
             instructions: self.instructions,
             capabilities,
+            legacy_capabilities,
             catalog: ArcSwap::from_pointee(catalog),
             change_lock: Mutex::new(()),
             bus,

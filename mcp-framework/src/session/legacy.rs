@@ -17,9 +17,9 @@ use serde_json::value::RawValue;
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
+use crate::bus::ChangeEvent;
 use crate::context::SessionPeer;
 use crate::error::ContextError;
-use crate::events::ChangeEvent;
 use crate::inflight::InFlight;
 use crate::peer::Sink;
 use crate::protocol::jsonrpc::{Request, Response, notification_message, request_message};

@@ -18,7 +18,7 @@ use super::TaskConfig;
 use super::raw::RawJson;
 use super::record::{TaskRecord, TaskUpdate, encoded_len, now_ms};
 use super::store::{TaskStore, TaskStoreError};
-use crate::events::{ChangeEvent, EventBus, TaskEvent};
+use crate::bus::{ChangeEvent, EventBus, TaskEvent};
 use crate::protocol::{ErrorObject, JsonObject, TaskStatus};
 
 /// How often, at most, expired tasks are looked for (on the next task operation).

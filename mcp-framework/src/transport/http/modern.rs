@@ -56,8 +56,11 @@ pub(super) async fn serve_request(
         return legacy::serve_request(&ep, parts, request, session.clone(), meta, raw_meta).await;
     }
     let id = request.id.clone();
-    let needs_stream =
-        session.is_some() || meta.progress_token.is_some() || meta.log_level.is_some();
+    // A stream (an extension's streaming method) always has one.
+    let needs_stream = session.is_some()
+        || meta.progress_token.is_some()
+        || meta.log_level.is_some()
+        || ep.server.extensions.streams(&request.method);
     let cancel = CancellationToken::new();
     let guard = cancel.clone().drop_guard();
     let (tx, rx) = if needs_stream {

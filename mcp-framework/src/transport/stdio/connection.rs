@@ -270,7 +270,14 @@ async fn on_message(conn: &Arc<Connection>, bytes: &[u8]) {
         Ok(Incoming::Request(request)) => {
             // Independent tokens: a child token would lock its parent on creation and drop.
             let cancel = CancellationToken::new();
-            let ticket = match conn.inflight.start(request.id.clone(), cancel.clone()) {
+            let started = if conn.server.extensions.streams(&request.method) {
+                Ok(conn
+                    .inflight
+                    .start_stream(request.id.clone(), cancel.clone()))
+            } else {
+                conn.inflight.start(request.id.clone(), cancel.clone())
+            };
+            let ticket = match started {
                 Ok(ticket) => ticket,
                 Err(busy) => {
                     let _ = conn

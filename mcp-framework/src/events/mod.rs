@@ -1,0 +1,164 @@
+//! The Events extension (`io.modelcontextprotocol/events`, SEP-3415, draft): a server
+//! publishes typed event streams — "an order was placed", "a build finished" — and clients
+//! poll them (`events/poll`, with a cursor) or hold a stream open (`events/stream`) instead
+//! of polling tools. Built on the public extension API (`crate::extension`), as a third
+//! party would build it: [`Events`] is an [`Extension`].
+//!
+//! - `kind.rs`: [`EventType`], one kind of event (payload type, arguments and filter,
+//!   delivery modes, scopes, retention);
+//! - `log.rs`: the occurrences kept per type for replay, and cursors into them;
+//! - `emitter.rs`: [`Emitter`], how handlers and background tasks publish occurrences;
+//! - `served.rs`: the types as a built server serves them (found by name and by payload
+//!   type, with their logs);
+//! - `serve.rs`: `events/list`, `events/poll` and `events/stream`.
+//!
+//! The draft defines the extension for 2026-07-28 only: a legacy client is not offered it.
+//! Webhook delivery (`events/subscribe`) and sharing occurrences across replicas are not
+//! served yet.
+
+mod emitter;
+mod kind;
+mod log;
+mod serve;
+mod served;
+
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+pub use crate::protocol::events::Delivery;
+pub use emitter::{EmitError, Emitter};
+pub use kind::EventType;
+
+use crate::extension::{Extension, Setup};
+use crate::protocol::JsonObject;
+use crate::protocol::events::EXTENSION;
+use served::{Settings, Shared};
+
+/// The Events extension with its event types: register it with
+/// [`ServerBuilder::extension`](crate::ServerBuilder::extension), and publish with its
+/// [`Emitter`].
+///
+/// ```
+/// use mcp_framework::events::{EventType, Events};
+/// use mcp_framework::{Server, ToolSet, PromptSet, ResourceSet};
+/// use schemars::JsonSchema;
+/// use serde::Serialize;
+///
+/// /// A build finished.
+/// #[derive(Serialize, JsonSchema)]
+/// struct BuildFinished { id: u64, ok: bool }
+///
+/// let events = Events::new().event(EventType::new::<BuildFinished>("build.finished"));
+/// let emitter = events.emitter();
+/// let server = Server::builder()
+///     .tools(ToolSet::new()).prompts(PromptSet::new()).resources(ResourceSet::new())
+///     .state(emitter.clone()) // handlers take it as `State<Emitter>`
+///     .extension(events)
+///     .build()?;
+/// emitter.emit(BuildFinished { id: 7, ok: true })?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct Events {
+    types: Vec<EventType>,
+    settings: Settings,
+    /// Set when the server is built: what the emitters publish into.
+    serving: Arc<OnceLock<Arc<Shared>>>,
+}
+
+impl std::fmt::Debug for Events {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Events")
+            .field("types", &self.types)
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Events {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Events {
+    /// No event types yet; streams beat every 15 s, polls are told to come back in 5 s, at
+    /// most 1,024 streams are open at once.
+    pub fn new() -> Self {
+        Self {
+            types: Vec::new(),
+            settings: Settings {
+                heartbeat: Duration::from_secs(15),
+                next_poll: Duration::from_secs(5),
+                max_streams: 1024,
+                page_size: 100,
+            },
+            serving: Arc::new(OnceLock::new()),
+        }
+    }
+
+    /// Publishes events of this type.
+    #[must_use]
+    pub fn event(mut self, event: EventType) -> Self {
+        self.types.push(event);
+        self
+    }
+
+    /// How often an open stream says it is alive (`notifications/events/heartbeat`, with its
+    /// cursor) when nothing else is sent; the draft asks for 30 s at most.
+    #[must_use]
+    pub fn heartbeat(mut self, every: Duration) -> Self {
+        self.settings.heartbeat = every.max(Duration::from_millis(10));
+        self
+    }
+
+    /// The `nextPollMs` a poll is answered with (default 5 s).
+    #[must_use]
+    pub fn next_poll(mut self, after: Duration) -> Self {
+        self.settings.next_poll = after;
+        self
+    }
+
+    /// At most this many `events/stream` requests open at once, over every client (default
+    /// 1,024); one more is refused with `-32025` (`data.limit: "subscriptions"`).
+    #[must_use]
+    pub fn max_streams(mut self, max: usize) -> Self {
+        self.settings.max_streams = max;
+        self
+    }
+
+    /// Publishes the occurrences of this extension's types once the server is built
+    /// (before that, [`Emitter::emit`] fails with [`EmitError::NotServing`]).
+    pub fn emitter(&self) -> Emitter {
+        Emitter::new(self.serving.clone())
+    }
+}
+
+impl Extension for Events {
+    fn id(&self) -> &str {
+        EXTENSION
+    }
+
+    /// `{}`: the set of types does not change while the server runs (no `listChanged`).
+    fn settings(&self) -> JsonObject {
+        JsonObject::new()
+    }
+
+    fn modern_only(&self) -> bool {
+        true
+    }
+
+    fn setup(&self, setup: &mut Setup) {
+        let shared = match Shared::build(&self.types, self.settings) {
+            Ok(shared) => Arc::new(shared),
+            Err(problems) => {
+                setup.refuse(problems);
+                return;
+            }
+        };
+        if self.serving.set(shared.clone()).is_err() {
+            setup.refuse("these Events were built into a server already: make one per server");
+            return;
+        }
+        serve::install(setup, &shared);
+    }
+}

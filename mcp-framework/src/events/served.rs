@@ -1,0 +1,101 @@
+//! What a built server serves of its event types: each type with its descriptor, its
+//! arguments' validator and its log, found by name (requests) and by payload type
+//! (emitters); the extension's settings; the count of open streams.
+
+use std::collections::HashMap;
+use std::sync::atomic::AtomicUsize;
+use std::time::Duration;
+
+use super::kind::EventType;
+use super::log;
+use crate::protocol::events::{Delivery, EventDescriptor};
+use crate::schema::Validator;
+
+/// The knobs of the extension.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Settings {
+    pub(super) heartbeat: Duration,
+    pub(super) next_poll: Duration,
+    pub(super) max_streams: usize,
+    pub(super) page_size: usize,
+}
+
+/// One event type as it is served.
+pub(super) struct Served {
+    pub(super) kind: EventType,
+    pub(super) descriptor: EventDescriptor,
+    pub(super) validator: Validator,
+    pub(super) log: log::Log,
+}
+
+/// What the server serves: every type, found by name and by payload type.
+pub(super) struct Shared {
+    pub(super) types: Vec<Served>,
+    pub(super) by_name: HashMap<String, usize>,
+    pub(super) by_payload: HashMap<std::any::TypeId, usize>,
+    pub(super) settings: Settings,
+    /// Streams open now.
+    pub(super) streams: AtomicUsize,
+}
+
+impl Shared {
+    /// Builds what is served from the configured types; `Err` names every problem.
+    pub(super) fn build(types: &[EventType], settings: Settings) -> Result<Self, String> {
+        let mut problems = Vec::new();
+        let mut served = Vec::new();
+        let (mut by_name, mut by_payload) = (HashMap::new(), HashMap::new());
+        for (i, kind) in types.iter().enumerate() {
+            if kind.name.is_empty() {
+                problems.push("an event type has an empty name".to_owned());
+            }
+            if by_name.insert(kind.name.clone(), i).is_some() {
+                problems.push(format!("the event type `{}` is defined twice", kind.name));
+            }
+            if by_payload.insert(kind.payload, i).is_some() {
+                problems.push(format!(
+                    "`{}` is the payload of two event types: give each type its own",
+                    kind.payload_name
+                ));
+            }
+            if kind.delivery.is_empty() {
+                problems.push(format!("`{}` has no delivery mode", kind.name));
+            }
+            if kind.delivery.contains(&Delivery::Webhook) {
+                problems.push(format!(
+                    "`{}`: webhook delivery is not served yet (poll and push are)",
+                    kind.name
+                ));
+            }
+            let validator = match Validator::compile(&kind.input_schema) {
+                Ok(v) => v,
+                Err(e) => {
+                    problems.push(format!("`{}`: its arguments' schema: {e}", kind.name));
+                    continue;
+                }
+            };
+            served.push(Served {
+                descriptor: EventDescriptor {
+                    name: kind.name.clone(),
+                    description: kind.description.clone(),
+                    delivery: kind.delivery.clone(),
+                    input_schema: kind.input_schema.clone(),
+                    payload_schema: kind.payload_schema.clone(),
+                    meta: None,
+                },
+                validator,
+                log: log::Log::new(kind.retain_events, kind.retain_bytes),
+                kind: kind.clone(),
+            });
+        }
+        if !problems.is_empty() {
+            return Err(problems.join("; "));
+        }
+        Ok(Self {
+            types: served,
+            by_name,
+            by_payload,
+            settings,
+            streams: AtomicUsize::new(0),
+        })
+    }
+}
