@@ -174,6 +174,8 @@ mod guide {
     struct ServerCards;
     #[doc = include_str!("../../guide/src/extensions.md")]
     struct Extensions;
+    #[doc = include_str!("../../guide/src/events.md")]
+    struct Events;
     #[doc = include_str!("../../guide/src/observability.md")]
     struct Observability;
     #[doc = include_str!("../../guide/src/performance.md")]
