@@ -327,6 +327,35 @@ async fn an_upstream_that_cannot_start_stops_the_gateway_with_its_name() {
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("--upstream `nonsense`"), "{stderr}");
+    // The command is split as a shell would: a quoted argument stays one (unquoted,
+    // `everything` would refuse the stray word and the gateway would not start).
+    let quoted = format!(
+        "ev=stdio:{} stdio --instructions 'two words'",
+        example_binary("everything").display()
+    );
+    let output = Command::new(example_binary("gateway"))
+        .args(["--upstream", &quoted, "inspect"])
+        .env("RUST_LOG", "off")
+        .output()
+        .await
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(String::from_utf8_lossy(&output.stdout).contains("ev_add"));
+    let output = Command::new(example_binary("gateway"))
+        .args(["--upstream", "ev=stdio:everything 'unbalanced", "inspect"])
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("unbalanced quotes"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
 }
 
 #[tokio::test]

@@ -20,8 +20,8 @@ use mcp_framework::{Error, Server, clap};
 /// The gateway's own options.
 #[derive(clap::Args)]
 struct Gateway {
-    /// An upstream server, served under NAME: `NAME=stdio:PROGRAM [ARGS…]` (split at
-    /// spaces) or `NAME=http://HOST/PATH` (or https); without `NAME=` its names are
+    /// An upstream server, served under NAME: `NAME=stdio:PROGRAM [ARGS…]` (split as a
+    /// shell would: quote an argument with spaces) or `NAME=http://HOST/PATH` (or https); without `NAME=` its names are
     /// served as they are. Repeat for several; one at least.
     #[arg(long = "upstream", value_name = "NAME=SERVER", global = true)]
     upstreams: Vec<String>,
@@ -53,7 +53,12 @@ fn upstream(spec: &str, token: Option<&str>) -> Result<(String, Upstream), Error
         spec.split_once('=').ok_or_else(usage)?
     };
     if let Some(command) = server.strip_prefix("stdio:") {
-        let mut words = command.split_whitespace();
+        let words = shlex::split(command).ok_or_else(|| {
+            Error::Usage(format!(
+                "--upstream `{spec}`: unbalanced quotes in the command (it is split as a shell would)"
+            ))
+        })?;
+        let mut words = words.into_iter();
         let program = words.next().ok_or_else(usage)?;
         return Ok((name.to_owned(), Upstream::stdio(program, words)));
     }
