@@ -426,6 +426,32 @@ async fn a_server_of_this_process_is_mounted_under_a_prefix() {
             .await
             .unwrap();
         assert_eq!(summary.content[0].as_text(), Some("LLM said: a summary"));
+        // A mounted prompt's arguments complete where the prompt is.
+        let completed = client
+            .complete(
+                json!({"type": "ref/prompt", "name": "inner_code_review"}),
+                "language",
+                "py",
+                None,
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            completed.completion.values,
+            ["python", "pytorch"],
+            "legacy: {legacy}"
+        );
+        // A template without a completer upstream completes nothing, without an error.
+        let nothing = client
+            .complete(
+                json!({"type": "ref/resource", "uri": "test://items/{id}"}),
+                "id",
+                "1",
+                None,
+            )
+            .await
+            .unwrap();
+        assert!(nothing.completion.values.is_empty());
     }
 }
 

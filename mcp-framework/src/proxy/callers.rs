@@ -3,7 +3,8 @@
 //! name no call; with one call in flight the question is that call's and is asked of its
 //! caller (as an input request of a 2026-07-28 caller, a request to a legacy one), with
 //! several it cannot be told whose it is and is refused, never asked of someone else. The
-//! same rule says whose a log message is.
+//! same rule says whose a log message is. A forwarded request speaks for its caller:
+//! [`as_caller`].
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -11,8 +12,9 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use crate::client::RequestOptions;
 use crate::context::Context;
-use crate::protocol::{ErrorObject, InputRequest};
+use crate::protocol::{ErrorObject, InputRequest, keys};
 
 /// The forwarded calls in flight, with their contexts.
 #[derive(Default)]
@@ -90,4 +92,15 @@ impl Callers {
             ))),
         }
     }
+}
+
+/// The options of a forwarded request: a modern upstream asks in the caller's name, so it
+/// sees the caller's capabilities.
+pub(super) fn as_caller(cx: &Context) -> RequestOptions {
+    let mut options = RequestOptions::default();
+    options.meta.insert(
+        keys::CLIENT_CAPABILITIES.into(),
+        serde_json::to_value(cx.client_capabilities()).expect("serializes"),
+    );
+    options
 }

@@ -4,12 +4,16 @@
 //! name: renaming it would break the links in the upstream's content), with handlers that
 //! forward to the upstream. An item whose definition this server refuses (a URI already
 //! served: the catalog leaves the upstream's out; a template it cannot parse) is left out
-//! with a warning, not the whole upstream. Every item requires the upstream's scopes.
+//! with a warning, not the whole upstream. Every item requires the upstream's scopes; the
+//! arguments of its prompts and the variables of its templates complete upstream
+//! (`complete.rs`).
 
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
+use super::callers::as_caller;
+use super::complete::Forward;
 use super::link::Link;
 use super::lists::Snapshot;
 use crate::client::{ClientError, RequestOptions};
@@ -55,7 +59,10 @@ pub(super) fn items(
     for prompt in snapshot.prompts {
         let name = link.served(&prompt.name);
         names.prompts.push(name.clone());
-        let definition = guarded!(prompt_definition(name, &prompt));
+        let mut definition = guarded!(prompt_definition(name, &prompt));
+        for argument in prompt.arguments.iter().flatten() {
+            definition = definition.complete(&argument.name, Forward::prompt(link, &prompt.name));
+        }
         let (link, original) = (link.clone(), prompt.name);
         prompts = prompts.with_fn(definition, move |arguments, cx: Context| {
             let (link, original) = (link.clone(), original.clone());
@@ -103,9 +110,17 @@ pub(super) fn items(
             }
         };
         names.resources.push(template.uri_template.clone());
+        let completers: Vec<String> = variables.keys().cloned().collect();
         let schema = json!({"type": "object", "properties": variables});
-        let mut definition =
-            ResourceDefinition::template(template.uri_template, template.name, object(schema));
+        let mut definition = ResourceDefinition::template(
+            template.uri_template.clone(),
+            template.name,
+            object(schema),
+        );
+        for variable in &completers {
+            definition =
+                definition.complete(variable, Forward::template(link, &template.uri_template));
+        }
         if let Some(mime) = template.mime_type {
             definition = definition.mime_type(mime);
         }
@@ -285,17 +300,6 @@ fn drop_server_info(result: &mut Value) {
             result.as_object_mut().map(|r| r.remove("_meta"));
         }
     }
-}
-
-/// The options of a forwarded request: a modern upstream asks in the caller's name, so it
-/// sees the caller's capabilities.
-fn as_caller(cx: &Context) -> RequestOptions {
-    let mut options = RequestOptions::default();
-    options.meta.insert(
-        keys::CLIENT_CAPABILITIES.into(),
-        serde_json::to_value(cx.client_capabilities()).expect("serializes"),
-    );
-    options
 }
 
 /// The most `input_required` rounds a forwarded call goes through.
