@@ -491,3 +491,73 @@ async fn an_upstreams_stderr_is_logged_under_its_name() {
     gateway.stdin.take().unwrap().shutdown().await.unwrap();
     let _ = tokio::time::timeout(Duration::from_secs(10), gateway.wait()).await;
 }
+
+#[tokio::test]
+async fn upstream_resource_updates_reach_the_gateways_subscribers() {
+    let (_gateway, url) = gateway(&[
+        everything_upstream("ev"),
+        format!(
+            "ref=stdio:{} {} stdio",
+            interop_installed("INTEROP_NODE"),
+            interop_installed("INTEROP_SERVER_EVERYTHING")
+        ),
+    ])
+    .await;
+    let client = Client::builder()
+        .timeout(Duration::from_secs(20))
+        .connect_http(&url)
+        .await
+        .unwrap();
+    // A resource of the reference server (legacy: the gateway subscribed to it with
+    // resources/subscribe) and one of everything (modern: its listen filter).
+    let resources = client.list_resources().await.unwrap();
+    let theirs = resources
+        .iter()
+        .map(|r| r.uri.clone())
+        .find(|u| u.starts_with("demo://"))
+        .expect("a resource of the reference server");
+    let watched = "test://watched-resource";
+    let mut listen = client
+        .listen(json!({"resourceSubscriptions": [watched, theirs]}))
+        .await
+        .unwrap();
+    let ack = listen.next().await.unwrap();
+    assert_eq!(
+        ack["method"], "notifications/subscriptions/acknowledged",
+        "{ack}"
+    );
+    let updated = |m: &serde_json::Value, uri: &str| {
+        m["method"] == "notifications/resources/updated" && m["params"]["uri"] == uri
+    };
+    client
+        .call_tool("ev_touch_watched_resource", json!({}))
+        .await
+        .unwrap();
+    let mut seen = Vec::new();
+    let got = tokio::time::timeout(Duration::from_secs(10), async {
+        while let Some(m) = listen.next().await {
+            if updated(&m, watched) {
+                return true;
+            }
+            seen.push(m);
+        }
+        false
+    })
+    .await;
+    assert_eq!(got.ok(), Some(true), "{seen:?}");
+    client
+        .call_tool("ref_toggle-subscriber-updates", json!({}))
+        .await
+        .unwrap();
+    let got = tokio::time::timeout(Duration::from_secs(10), async {
+        while let Some(m) = listen.next().await {
+            if updated(&m, &theirs) {
+                return true;
+            }
+            seen.push(m);
+        }
+        false
+    })
+    .await;
+    assert_eq!(got.ok(), Some(true), "{theirs}: {seen:?}");
+}

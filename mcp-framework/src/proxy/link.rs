@@ -155,7 +155,7 @@ impl Link {
                 }
                 continue;
             };
-            let mut changes = Changes::open(&client).await;
+            let mut changes = Changes::open(&client, &self.name, &names).await;
             loop {
                 tokio::select! {
                     () = client.closed() => {
@@ -163,13 +163,23 @@ impl Link {
                         self.current.store(None);
                         break;
                     }
-                    changed = changes.next() => {
-                        let Some(kinds) = changed else {
-                            // The listen ended (a modern upstream closed it): open it again.
-                            break;
-                        };
-                        self.resync(&server, &mut names, rebuild, kinds).await;
-                    }
+                    changed = changes.next() => match changed {
+                        // The listen ended (a modern upstream closed it): open it again.
+                        None => break,
+                        Some(Change::Lists(kinds)) => {
+                            self.resync(&server, &mut names, rebuild, kinds).await;
+                            if kinds.resources {
+                                // Follow the updates of the resources it serves now.
+                                changes = Changes::open(&client, &self.name, &names).await;
+                            }
+                        }
+                        Some(Change::Updated(uri)) => {
+                            // Served here under the same URI: this server's update.
+                            if names.resources.contains(&uri) && let Some(handle) = server.upgrade() {
+                                handle.resource_updated(&uri);
+                            }
+                        }
+                    },
                     () = tokio::time::sleep(Duration::from_secs(1)) => {
                         if server.upgrade().is_none() {
                             self.current.store(None);
@@ -294,7 +304,19 @@ fn replace(
     }
 }
 
-/// The upstream's list changes: a listen stream (modern) or its notifications (legacy).
+/// What changed upstream.
+enum Change {
+    /// These lists.
+    Lists(Kinds),
+    /// This resource (`notifications/resources/updated`).
+    Updated(String),
+}
+
+/// The most resources of one upstream whose updates are followed (a listen filter's cap).
+const MAX_FOLLOWED: usize = 1024;
+
+/// The upstream's changes: a listen stream (modern) or its notifications (legacy), with the
+/// updates of every resource it serves when it offers subscriptions.
 enum Changes {
     Listen(Subscription),
     Notifications(tokio::sync::broadcast::Receiver<Value>),
@@ -302,15 +324,52 @@ enum Changes {
 }
 
 impl Changes {
-    async fn open(client: &Client) -> Self {
-        if client.protocol_version() != crate::protocol::ProtocolVersion::LATEST {
-            return Self::Notifications(client.notifications());
+    /// Follows `client`'s list changes and the updates of its fixed resources among
+    /// `names` (a legacy upstream subscribed to each).
+    async fn open(client: &Client, upstream: &str, names: &ItemNames) -> Self {
+        let subscribes = client
+            .server_capabilities()
+            .and_then(|c| c.resources.as_ref())
+            .is_some_and(|r| r.subscribe == Some(true));
+        // URI templates (with `{…}`) name no one resource.
+        let mut uris: Vec<&String> = if subscribes {
+            names
+                .resources
+                .iter()
+                .filter(|u| !u.contains('{'))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        if uris.len() > MAX_FOLLOWED {
+            tracing::warn!(
+                target: "mcp_framework::proxy",
+                upstream,
+                "following the updates of the first {MAX_FOLLOWED} of its {} resources",
+                uris.len()
+            );
+            uris.truncate(MAX_FOLLOWED);
         }
-        let filter = json!({
+        if client.protocol_version() != crate::protocol::ProtocolVersion::LATEST {
+            let notifications = client.notifications();
+            for uri in uris {
+                if let Err(e) = client
+                    .request("resources/subscribe", json!({"uri": uri}))
+                    .await
+                {
+                    tracing::debug!(target: "mcp_framework::proxy", upstream, "cannot subscribe to `{uri}`: {e}");
+                }
+            }
+            return Self::Notifications(notifications);
+        }
+        let mut filter = json!({
             "toolsListChanged": true,
             "promptsListChanged": true,
             "resourcesListChanged": true,
         });
+        if !uris.is_empty() {
+            filter["resourceSubscriptions"] = json!(uris);
+        }
         match client.listen(filter).await {
             Ok(mut listen) => {
                 // The acknowledgement (or the refusal, which ends it).
@@ -323,20 +382,19 @@ impl Changes {
         }
     }
 
-    /// Waits for the next list change: which lists changed, or `None` when no more can
-    /// come.
-    async fn next(&mut self) -> Option<Kinds> {
+    /// Waits for the next change, or `None` when no more can come.
+    async fn next(&mut self) -> Option<Change> {
         loop {
-            let method = match self {
+            let msg = match self {
                 Self::Listen(listen) => match listen.next().await {
-                    Some(msg) => msg["method"].as_str().map(str::to_owned),
+                    Some(msg) => msg,
                     None => return None,
                 },
                 Self::Notifications(rx) => match rx.recv().await {
-                    Ok(msg) => msg["method"].as_str().map(str::to_owned),
+                    Ok(msg) => msg,
                     // Missed some: relist everything.
                     Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
-                        return Some(Kinds::ALL);
+                        return Some(Change::Lists(Kinds::ALL));
                     }
                     Err(tokio::sync::broadcast::error::RecvError::Closed) => {
                         return std::future::pending().await;
@@ -344,8 +402,14 @@ impl Changes {
                 },
                 Self::None => return std::future::pending().await,
             };
-            if let Some(kinds) = method.as_deref().and_then(Kinds::of) {
-                return Some(kinds);
+            let method = msg["method"].as_str().unwrap_or_default();
+            if method == "notifications/resources/updated"
+                && let Some(uri) = msg["params"]["uri"].as_str()
+            {
+                return Some(Change::Updated(uri.to_owned()));
+            }
+            if let Some(kinds) = Kinds::of(method) {
+                return Some(Change::Lists(kinds));
             }
         }
     }
