@@ -397,6 +397,35 @@ async function run() {
     return "visibility [\"app\"]";
   });
 
+  // 6. The Server Card (SEP-2127): a page on another origin fetches it — CORS — and reads it,
+  // then asks again with its ETag and is told nothing changed.
+  await check("a page on another origin reads the server's card, and its ETag gives a 304", async () => {
+    const cardUrl = `${upstream.href.replace(/\/$/, "")}/server-card`;
+    const seen = await page.evaluate(async (url) => {
+      const first = await fetch(url, { mode: "cors" });
+      const card = await first.json();
+      const etag = first.headers.get("etag");
+      const again = await fetch(url, { mode: "cors", headers: { "If-None-Match": etag } });
+      return {
+        status: first.status,
+        type: first.headers.get("content-type"),
+        name: card.name,
+        remotes: card.remotes,
+        etag,
+        againStatus: again.status,
+        origin: location.origin,
+      };
+    }, cardUrl);
+    assert(seen.origin !== upstream.origin, `the page is on the server's origin ${seen.origin}`);
+    assert(seen.status === 200, `status ${seen.status}`);
+    assert(seen.type && seen.type.startsWith("application/mcp-server-card+json"), `content-type ${seen.type}`);
+    assert(seen.name === "io.github.mcp-framework/everything", `name ${seen.name}`);
+    assert(Array.isArray(seen.remotes) && seen.remotes.length > 0, `remotes ${JSON.stringify(seen.remotes)}`);
+    assert(seen.etag, "no ETag readable (Access-Control-Expose-Headers)");
+    assert(seen.againStatus === 304, `If-None-Match answered ${seen.againStatus}`);
+    return `${seen.name} from ${seen.origin}, ETag ${seen.etag}, then 304`;
+  });
+
   await check(`screenshot of the host page saved to ${path.relative(process.cwd(), options.screenshot) || options.screenshot}`, async () => {
     mkdirSync(path.dirname(options.screenshot), { recursive: true });
     await page.screenshot({ path: options.screenshot, fullPage: true, timeout: STEP_MS });
