@@ -542,10 +542,329 @@ fn a_misconfigured_events_extension_fails_the_build() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("`twice` is defined twice"), "{err}");
-    assert!(err.contains("webhook delivery is not served yet"), "{err}");
+    assert!(err.contains("configure Events::webhooks"), "{err}");
     let unbuilt = Events::new().event(EventType::new::<Deployed>("x"));
     assert!(matches!(
         unbuilt.emitter().emit(Deployed { n: 1 }),
         Err(mcp_framework::events::EmitError::NotServing)
     ));
+}
+
+/// A webhook receiver on 127.0.0.1: verifies every delivery's Standard Webhooks signature
+/// with its secret, answers a verification challenge, records what it got, and answers
+/// with the statuses queued in `fail` first.
+#[derive(Clone, Default)]
+struct Receiver {
+    got: std::sync::Arc<std::sync::Mutex<Vec<(axum::http::HeaderMap, Value)>>>,
+    fail: std::sync::Arc<std::sync::Mutex<Vec<u16>>>,
+}
+
+const SECRET_BYTES: &[u8; 32] = b"0123456789abcdef0123456789abcdef";
+
+fn whsec() -> String {
+    use base64::Engine as _;
+    format!(
+        "whsec_{}",
+        base64::engine::general_purpose::STANDARD.encode(SECRET_BYTES)
+    )
+}
+
+fn verify(headers: &axum::http::HeaderMap, body: &[u8]) -> bool {
+    use base64::Engine as _;
+    use hmac::{KeyInit as _, Mac as _};
+    let h = |n: &str| headers[n].to_str().unwrap().to_owned();
+    let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(SECRET_BYTES).unwrap();
+    mac.update(format!("{}.{}.", h("webhook-id"), h("webhook-timestamp")).as_bytes());
+    mac.update(body);
+    let expected = format!(
+        "v1,{}",
+        base64::engine::general_purpose::STANDARD.encode(mac.finalize().into_bytes())
+    );
+    h("webhook-signature").split(' ').any(|s| s == expected)
+}
+
+impl Receiver {
+    /// Serves `/hook` (a receiver) and `/mute` (answers 200 but echoes nothing).
+    async fn start(&self) -> String {
+        let me = self.clone();
+        let hook = axum::routing::post(
+            move |headers: axum::http::HeaderMap, body: axum::body::Bytes| {
+                let me = me.clone();
+                async move {
+                    assert!(verify(&headers, &body), "a forged or broken signature");
+                    let value: Value = serde_json::from_slice(&body).unwrap();
+                    me.got.lock().unwrap().push((headers, value.clone()));
+                    if value["type"] == "verification" {
+                        let answer = json!({"challenge": value["challenge"]}).to_string();
+                        return (axum::http::StatusCode::OK, answer);
+                    }
+                    let status = {
+                        let mut fail = me.fail.lock().unwrap();
+                        if fail.is_empty() { 204 } else { fail.remove(0) }
+                    };
+                    (
+                        axum::http::StatusCode::from_u16(status).unwrap(),
+                        String::new(),
+                    )
+                }
+            },
+        );
+        let app = axum::Router::new()
+            .route("/hook", hook)
+            .route("/mute", axum::routing::post(|| async { "ok" }));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        format!("http://127.0.0.1:{port}")
+    }
+
+    fn deliveries(&self) -> Vec<(axum::http::HeaderMap, Value)> {
+        self.got
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(_, v)| v["type"] != "verification")
+            .cloned()
+            .collect()
+    }
+
+    async fn wait_for(&self, n: usize) -> Vec<(axum::http::HeaderMap, Value)> {
+        for _ in 0..200 {
+            let got = self.deliveries();
+            if got.len() >= n {
+                return got;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("{} deliveries, not {n}", self.deliveries().len());
+    }
+}
+
+fn webhook_server(webhooks: mcp_framework::events::Webhooks) -> (Server, Emitter) {
+    use mcp_framework::events::Delivery;
+    let events = Events::new().webhooks(webhooks).event(
+        EventType::new::<Deployed>("deploy.finished")
+            .delivery([Delivery::Poll, Delivery::Webhook])
+            .arguments(|d: &Deployed, only: &OnlyEven| !only.even || d.n.is_multiple_of(2)),
+    );
+    let emitter = events.emitter();
+    let server = Server::builder()
+        .tools(ToolSet::new())
+        .prompts(PromptSet::new())
+        .resources(ResourceSet::new())
+        .extension(events)
+        .build()
+        .unwrap();
+    (server, emitter)
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct OnlyEven {
+    #[serde(default)]
+    even: bool,
+}
+
+#[tokio::test]
+async fn webhooks_are_verified_signed_filtered_retried_and_ended() {
+    use mcp_framework::events::Webhooks;
+    let receiver = Receiver::default();
+    let base = receiver.start().await;
+    let (server, emitter) = webhook_server(
+        Webhooks::new()
+            .allow_plain_http()
+            .allow_private_networks()
+            .retries(3, Duration::from_millis(10)),
+    );
+    let r = tests::wire::start_authenticated(server).await;
+    let hook = format!("{base}/hook");
+    let subscribe = |url: &str, secret: &str| {
+        json!({"name": "deploy.finished", "arguments": {"even": true},
+               "delivery": {"mode": "webhook", "url": url, "secret": secret}})
+    };
+    let send = |body: Value, user: Option<&'static str>| {
+        let mut b = post(
+            &r,
+            &request(1, body["method"].as_str().unwrap(), body["params"].clone()),
+        );
+        if let Some(u) = user {
+            b = b.header("x-user", u);
+        }
+        b.send()
+    };
+    let call = |method: &str, params: Value| json!({"method": method, "params": params});
+
+    // Only an authenticated caller subscribes; the secret must be a Standard Webhooks one.
+    let (_, anonymous) = json_of(
+        send(call("events/subscribe", subscribe(&hook, &whsec())), None)
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(anonymous["error"]["code"], -32024, "{anonymous}");
+    let (_, weak) = json_of(
+        send(
+            call("events/subscribe", subscribe(&hook, "whsec_c2hvcnQ=")),
+            Some("ada"),
+        )
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(weak["error"]["code"], -32602, "{weak}");
+    // An endpoint that does not echo the challenge gets nothing.
+    let (_, mute) = json_of(
+        send(
+            call(
+                "events/subscribe",
+                subscribe(&format!("{base}/mute"), &whsec()),
+            ),
+            Some("ada"),
+        )
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(mute["error"]["code"], -32027, "{mute}");
+    assert_eq!(mute["error"]["data"]["reason"], "challenge_failed");
+
+    // Subscribed: the endpoint was challenged first (signed), then gets what passes the
+    // filter, signed, with its subscription id and a watermark cursor.
+    let (_, sub) = json_of(
+        send(
+            call("events/subscribe", subscribe(&hook, &whsec())),
+            Some("ada"),
+        )
+        .await
+        .unwrap(),
+    )
+    .await;
+    let id = sub["result"]["id"].as_str().expect("an id").to_owned();
+    assert!(id.starts_with("sub_"), "{sub}");
+    assert!(sub["result"]["refreshBefore"].is_string(), "{sub}");
+    assert!(sub["result"]["cursor"].is_string(), "{sub}");
+    let challenged = receiver.got.lock().unwrap()[0].clone();
+    assert_eq!(challenged.1["type"], "verification");
+    assert!(
+        challenged.0["webhook-id"]
+            .to_str()
+            .unwrap()
+            .starts_with("msg_verification_")
+    );
+    for n in 1..=4 {
+        emitter.emit(Deployed { n }).unwrap();
+    }
+    let got = receiver.wait_for(2).await;
+    let ns: Vec<&Value> = got.iter().map(|(_, v)| &v["data"]["n"]).collect();
+    assert_eq!(ns, [&json!(2), &json!(4)], "only even ones: {got:?}");
+    for (headers, body) in &got {
+        assert_eq!(
+            headers["webhook-id"].to_str().unwrap(),
+            body["eventId"].as_str().unwrap()
+        );
+        assert_eq!(headers["x-mcp-subscription-id"].to_str().unwrap(), id);
+        assert_eq!(headers["content-type"], "application/json");
+        assert!(
+            body["cursor"].is_string() && body["timestamp"].is_string(),
+            "{body}"
+        );
+    }
+
+    // A failing endpoint: retried with backoff until it answers.
+    receiver.fail.lock().unwrap().extend([500, 503]);
+    emitter.emit(Deployed { n: 6 }).unwrap();
+    let got = receiver.wait_for(5).await;
+    let sixes = got.iter().filter(|(_, v)| v["data"]["n"] == 6).count();
+    assert_eq!(sixes, 3, "two failures, then delivered: {got:?}");
+    // 410: not retried.
+    receiver.fail.lock().unwrap().push(410);
+    emitter.emit(Deployed { n: 8 }).unwrap();
+    emitter.emit(Deployed { n: 10 }).unwrap();
+    let got = receiver.wait_for(7).await;
+    assert_eq!(
+        got.iter().filter(|(_, v)| v["data"]["n"] == 8).count(),
+        1,
+        "{got:?}"
+    );
+
+    // A refresh: the same subscription, its TTL granted again, how delivery goes.
+    let (_, again) = json_of(
+        send(
+            call("events/subscribe", subscribe(&hook, &whsec())),
+            Some("ada"),
+        )
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(again["result"]["id"], id.as_str(), "{again}");
+    assert_eq!(again["result"]["deliveryStatus"]["active"], true, "{again}");
+    // Another principal with the same URL and arguments has a subscription of its own.
+    let (_, theirs) = json_of(
+        send(
+            call("events/subscribe", subscribe(&hook, &whsec())),
+            Some("bob"),
+        )
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_ne!(theirs["result"]["id"], id.as_str(), "{theirs}");
+    let unsubscribe = json!({"name": "deploy.finished", "arguments": {"even": true},
+                             "delivery": {"url": hook}});
+    let (_, bye) = json_of(
+        send(call("events/unsubscribe", unsubscribe.clone()), Some("bob"))
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(bye["result"]["resultType"], "complete", "{bye}");
+
+    // Unsubscribed: nothing more; a second unsubscribe finds nothing.
+    let (_, bye) = json_of(
+        send(call("events/unsubscribe", unsubscribe.clone()), Some("ada"))
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(bye["result"]["resultType"], "complete", "{bye}");
+    let before = receiver.deliveries().len();
+    emitter.emit(Deployed { n: 12 }).unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(receiver.deliveries().len(), before);
+    let (_, gone) = json_of(
+        send(call("events/unsubscribe", unsubscribe), Some("ada"))
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(gone["error"]["code"], -32023, "{gone}");
+    assert_eq!(gone["error"]["data"]["kind"], "subscription");
+}
+
+#[tokio::test]
+async fn webhooks_go_to_public_https_endpoints_only_by_default() {
+    use mcp_framework::events::Webhooks;
+    let receiver = Receiver::default();
+    let base = receiver.start().await;
+    let (server, _emitter) = webhook_server(Webhooks::new());
+    let r = tests::wire::start_authenticated(server).await;
+    for url in [
+        format!("{base}/hook"),                      // http
+        "https://127.0.0.1:9/hook".to_owned(),       // loopback
+        "https://10.0.0.7/hook".to_owned(),          // private
+        "https://[::1]/hook".to_owned(),             // loopback, IPv6
+        "https://169.254.169.254/latest".to_owned(), // link-local (cloud metadata)
+        "https://localhost/hook".to_owned(),         // a name for loopback
+    ] {
+        let params = json!({"name": "deploy.finished",
+            "delivery": {"url": url, "secret": whsec()}});
+        let resp = post(&r, &request(1, "events/subscribe", params))
+            .header("x-user", "ada")
+            .send()
+            .await
+            .unwrap();
+        let (_, refused) = json_of(resp).await;
+        assert_eq!(refused["error"]["code"], -32602, "{url}: {refused}");
+    }
+    assert!(receiver.got.lock().unwrap().is_empty(), "nothing was sent");
 }

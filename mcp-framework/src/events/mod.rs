@@ -10,23 +10,37 @@
 //! - `emitter.rs`: [`Emitter`], how handlers and background tasks publish occurrences;
 //! - `served.rs`: the types as a built server serves them (found by name and by payload
 //!   type, with their logs);
-//! - `serve.rs`: `events/list`, `events/poll` and `events/stream`.
+//! - `lookup.rs`: finding the type a request names (access, delivery mode) and its filter;
+//! - `serve.rs`: `events/list`, `events/poll` and `events/stream`;
+//! - `hooks.rs`, `webhook.rs`, `delivery.rs`, `address.rs` (feature `events-webhooks`):
+//!   the webhook configuration and subscriptions, `events/subscribe`/`unsubscribe`, their
+//!   signed deliveries, and where a webhook may be delivered.
 //!
 //! The draft defines the extension for 2026-07-28 only: a legacy client is not offered it.
-//! Webhook delivery (`events/subscribe`) and sharing occurrences across replicas are not
-//! served yet.
+//! Sharing occurrences across replicas is not served yet.
 
+#[cfg(feature = "events-webhooks")]
+mod address;
+#[cfg(feature = "events-webhooks")]
+mod delivery;
 mod emitter;
+#[cfg(feature = "events-webhooks")]
+mod hooks;
 mod kind;
 mod log;
+mod lookup;
 mod serve;
 mod served;
+#[cfg(feature = "events-webhooks")]
+mod webhook;
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 pub use crate::protocol::events::Delivery;
 pub use emitter::{EmitError, Emitter};
+#[cfg(feature = "events-webhooks")]
+pub use hooks::Webhooks;
 pub use kind::EventType;
 
 use crate::extension::{Extension, Setup};
@@ -61,6 +75,8 @@ use served::{Settings, Shared};
 pub struct Events {
     types: Vec<EventType>,
     settings: Settings,
+    #[cfg(feature = "events-webhooks")]
+    webhooks: Option<Webhooks>,
     /// Set when the server is built: what the emitters publish into.
     serving: Arc<OnceLock<Arc<Shared>>>,
 }
@@ -93,7 +109,19 @@ impl Events {
                 page_size: 100,
             },
             serving: Arc::new(OnceLock::new()),
+            #[cfg(feature = "events-webhooks")]
+            webhooks: None,
         }
+    }
+
+    /// Delivers by webhook too (`events/subscribe`, `events/unsubscribe`; feature
+    /// `events-webhooks`): types that list [`Delivery::Webhook`] are served to
+    /// authenticated callers this way.
+    #[cfg(feature = "events-webhooks")]
+    #[must_use]
+    pub fn webhooks(mut self, webhooks: Webhooks) -> Self {
+        self.webhooks = Some(webhooks);
+        self
     }
 
     /// Publishes events of this type.
@@ -148,7 +176,12 @@ impl Extension for Events {
     }
 
     fn setup(&self, setup: &mut Setup) {
-        let shared = match Shared::build(&self.types, self.settings) {
+        let shared = match Shared::build(
+            &self.types,
+            self.settings,
+            #[cfg(feature = "events-webhooks")]
+            self.webhooks.as_ref(),
+        ) {
             Ok(shared) => Arc::new(shared),
             Err(problems) => {
                 setup.refuse(problems);

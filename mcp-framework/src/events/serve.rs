@@ -13,12 +13,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
-use super::kind::Matcher;
 use super::log::Entry;
-use super::served::{Served, Shared};
+use super::lookup::{Access, access, filter, find};
+use super::served::Shared;
 use crate::context::Context;
 use crate::extension::Setup;
-use crate::principal::ScopePolicy;
 use crate::protocol::events::{
     Delivery, ListEventsParams, ListEventsResult, Occurrence, PollEventsResult, SubscribeParams,
     codes,
@@ -48,6 +47,25 @@ pub(super) fn install(setup: &mut Setup, shared: &Arc<Shared>) {
             async move { poll(&s, &params, &cx) }
         },
     );
+    #[cfg(feature = "events-webhooks")]
+    if shared.hooks.is_some() {
+        let s = shared.clone();
+        setup.request(
+            "events/subscribe",
+            move |params: super::webhook::WebhookParams, cx: Context| {
+                let s = s.clone();
+                async move { super::webhook::subscribe(&s, params, &cx).await }
+            },
+        );
+        let s = shared.clone();
+        setup.request(
+            "events/unsubscribe",
+            move |params: super::webhook::WebhookParams, cx: Context| {
+                let s = s.clone();
+                async move { super::webhook::unsubscribe(&s, &params, &cx) }
+            },
+        );
+    }
     let s = shared.clone();
     setup.stream(
         "events/stream",
@@ -56,78 +74,6 @@ pub(super) fn install(setup: &mut Setup, shared: &Arc<Shared>) {
             async move { stream(&s, params, cx).await }
         },
     );
-}
-
-/// Whether the caller may see the type, and use it.
-enum Access {
-    Granted,
-    Hidden,
-    Refused,
-}
-
-fn access(served: &Served, cx: &Context) -> Access {
-    if cx.grants(&served.kind.scopes) {
-        Access::Granted
-    } else if served.kind.policy == ScopePolicy::Hide {
-        Access::Hidden
-    } else {
-        Access::Refused
-    }
-}
-
-/// The event type `name` for a subscription delivered by `mode`, if this caller may have it.
-fn find<'s>(
-    shared: &'s Shared,
-    cx: &Context,
-    name: &str,
-    mode: Delivery,
-) -> Result<&'s Served, ErrorObject> {
-    let not_found = || {
-        ErrorObject::new(codes::NOT_FOUND, format!("Unknown event type: {name}"))
-            .with_data(json!({"kind": "event"}))
-    };
-    let served = shared
-        .by_name
-        .get(name)
-        .map(|&i| &shared.types[i])
-        .ok_or_else(not_found)?;
-    match access(served, cx) {
-        Access::Granted => {}
-        Access::Hidden => return Err(not_found()),
-        Access::Refused => {
-            return Err(ErrorObject::new(
-                codes::FORBIDDEN,
-                format!(
-                    "Forbidden: `{name}` needs the scopes {}",
-                    served.kind.scopes.join(" ")
-                ),
-            )
-            .with_data(json!({"requiredScopes": served.kind.scopes})));
-        }
-    }
-    if !served.kind.delivery.contains(&mode) {
-        return Err(ErrorObject::new(
-            codes::UNSUPPORTED,
-            format!("`{name}` is not delivered by {}", mode.as_str()),
-        )
-        .with_data(json!({"feature": "deliveryMode", "value": mode.as_str()})));
-    }
-    Ok(served)
-}
-
-/// The subscription's filter, from its arguments (checked against the `inputSchema`).
-fn filter(served: &Served, arguments: Option<&JsonObject>) -> Result<Matcher, ErrorObject> {
-    let arguments = Value::Object(arguments.cloned().unwrap_or_default());
-    served
-        .validator
-        .check(&arguments)
-        .and_then(|()| (served.kind.filter)(arguments))
-        .map_err(|e| {
-            ErrorObject::invalid_params(format!(
-                "Invalid arguments for `{}`: {e}",
-                served.kind.name
-            ))
-        })
 }
 
 /// `now − maxAgeMs` in milliseconds since the epoch: nothing older is replayed.

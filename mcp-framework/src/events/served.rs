@@ -36,11 +36,27 @@ pub(super) struct Shared {
     pub(super) settings: Settings,
     /// Streams open now.
     pub(super) streams: AtomicUsize,
+    /// Webhook delivery, when configured.
+    #[cfg(feature = "events-webhooks")]
+    pub(super) hooks: Option<super::hooks::Hooks>,
 }
 
 impl Shared {
     /// Builds what is served from the configured types; `Err` names every problem.
-    pub(super) fn build(types: &[EventType], settings: Settings) -> Result<Self, String> {
+    pub(super) fn build(
+        types: &[EventType],
+        settings: Settings,
+        #[cfg(feature = "events-webhooks")] webhooks: Option<&super::hooks::Webhooks>,
+    ) -> Result<Self, String> {
+        #[cfg(feature = "events-webhooks")]
+        let hooks = webhooks
+            .cloned()
+            .map(super::hooks::Hooks::new)
+            .transpose()?;
+        #[cfg(feature = "events-webhooks")]
+        let webhooks_served = hooks.is_some();
+        #[cfg(not(feature = "events-webhooks"))]
+        let webhooks_served = false;
         let mut problems = Vec::new();
         let mut served = Vec::new();
         let (mut by_name, mut by_payload) = (HashMap::new(), HashMap::new());
@@ -60,9 +76,9 @@ impl Shared {
             if kind.delivery.is_empty() {
                 problems.push(format!("`{}` has no delivery mode", kind.name));
             }
-            if kind.delivery.contains(&Delivery::Webhook) {
+            if kind.delivery.contains(&Delivery::Webhook) && !webhooks_served {
                 problems.push(format!(
-                    "`{}`: webhook delivery is not served yet (poll and push are)",
+                    "`{}` is delivered by webhook: configure Events::webhooks (feature `events-webhooks`)",
                     kind.name
                 ));
             }
@@ -96,6 +112,8 @@ impl Shared {
             by_payload,
             settings,
             streams: AtomicUsize::new(0),
+            #[cfg(feature = "events-webhooks")]
+            hooks,
         })
     }
 }

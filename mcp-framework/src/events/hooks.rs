@@ -1,0 +1,162 @@
+//! The webhook side of a built server (feature `events-webhooks`): [`Webhooks`], its
+//! configuration, the subscriptions it holds by id, and the `(principal, url)` pairs whose
+//! endpoints proved they want deliveries.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio_util::sync::CancellationToken;
+
+/// Webhook delivery, configured: give it to [`Events::webhooks`](super::Events::webhooks).
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct Webhooks {
+    pub(super) default_ttl: Duration,
+    pub(super) min_ttl: Duration,
+    pub(super) max_ttl: Duration,
+    pub(super) max_subscriptions: usize,
+    pub(super) max_per_principal: usize,
+    pub(super) attempts: u32,
+    pub(super) backoff: Duration,
+    pub(super) timeout: Duration,
+    pub(super) private_allowed: bool,
+    pub(super) http_allowed: bool,
+    pub(super) verified: Vec<String>,
+}
+
+impl Default for Webhooks {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Webhooks {
+    /// Grants an hour unless asked for less (at least a minute, at most a day); at most
+    /// 1,024 subscriptions, 64 per principal; each delivery tried 4 times (after 1 s, 2 s,
+    /// 4 s), each attempt given 5 s; `https` only, to public addresses only.
+    pub fn new() -> Self {
+        Self {
+            default_ttl: Duration::from_secs(3600),
+            min_ttl: Duration::from_secs(60),
+            max_ttl: Duration::from_secs(24 * 3600),
+            max_subscriptions: 1024,
+            max_per_principal: 64,
+            attempts: 4,
+            backoff: Duration::from_secs(1),
+            timeout: Duration::from_secs(5),
+            private_allowed: false,
+            http_allowed: false,
+            verified: Vec::new(),
+        }
+    }
+
+    /// The TTL granted when the client suggests none, and the bounds of any grant (a
+    /// suggestion below `min` is raised to it; above `max`, or "no expiry", lowered to it).
+    pub fn ttl(mut self, default: Duration, min: Duration, max: Duration) -> Self {
+        self.min_ttl = min;
+        self.max_ttl = max.max(min);
+        self.default_ttl = default.clamp(self.min_ttl, self.max_ttl);
+        self
+    }
+
+    /// At most `total` subscriptions, and `per_principal` of one principal; one more is
+    /// refused with `-32025`.
+    pub fn max_subscriptions(mut self, total: usize, per_principal: usize) -> Self {
+        self.max_subscriptions = total;
+        self.max_per_principal = per_principal;
+        self
+    }
+
+    /// Tries each delivery `attempts` times, waiting `first_backoff` before the second try
+    /// and twice as long before each next one.
+    pub fn retries(mut self, attempts: u32, first_backoff: Duration) -> Self {
+        self.attempts = attempts.max(1);
+        self.backoff = first_backoff;
+        self
+    }
+
+    /// How long one delivery attempt may take (default 5 s).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Delivers to private, loopback and other addresses that are not globally routable
+    /// too. A callback URL is chosen by the caller: allow this only where every caller
+    /// may reach your internal network (development, tests).
+    pub fn allow_private_networks(mut self) -> Self {
+        self.private_allowed = true;
+        self
+    }
+
+    /// Accepts `http://` callback URLs (the draft requires `https`: payloads and
+    /// signatures would travel in the clear). Development and tests only.
+    pub fn allow_plain_http(mut self) -> Self {
+        self.http_allowed = true;
+        self
+    }
+
+    /// Callback URLs starting with `prefix` are known to want deliveries (an allowlist):
+    /// no verification handshake is needed for them.
+    pub fn verified(mut self, prefix: impl Into<String>) -> Self {
+        self.verified.push(prefix.into());
+        self
+    }
+}
+
+/// One webhook subscription.
+pub(super) struct Subscription {
+    pub(super) id: String,
+    pub(super) principal: String,
+    pub(super) url: reqwest::Url,
+    pub(super) secret: Mutex<Vec<u8>>,
+    pub(super) expires: Mutex<Instant>,
+    /// Ended by `events/unsubscribe` (or a newer subscription with its key).
+    pub(super) ended: CancellationToken,
+    pub(super) status: Mutex<Status>,
+    /// The position every occurrence at or before which was delivered or given up on.
+    pub(super) watermark: std::sync::atomic::AtomicU64,
+}
+
+/// What `deliveryStatus` says.
+#[derive(Debug, Default, Clone)]
+pub(super) struct Status {
+    pub(super) last_delivery_at: Option<String>,
+    pub(super) last_error: Option<&'static str>,
+}
+
+/// The webhook side of a built server.
+pub(super) struct Hooks {
+    pub(super) config: Webhooks,
+    pub(super) http: reqwest::Client,
+    pub(super) subscriptions: Mutex<HashMap<String, Arc<Subscription>>>,
+    /// `(principal, url)` pairs whose endpoint proved it wants deliveries, until when.
+    pub(super) verified: Mutex<HashMap<(String, String), Instant>>,
+}
+
+impl Hooks {
+    pub(super) fn new(config: Webhooks) -> Result<Self, String> {
+        let http = reqwest::Client::builder()
+            .dns_resolver(Arc::new(super::address::Resolver {
+                private_allowed: config.private_allowed,
+            }))
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(config.timeout)
+            .connect_timeout(config.timeout)
+            .build()
+            .map_err(|e| format!("the webhook client: {e}"))?;
+        Ok(Self {
+            config,
+            http,
+            subscriptions: Mutex::new(HashMap::new()),
+            verified: Mutex::new(HashMap::new()),
+        })
+    }
+
+    pub(super) fn remove(&self, id: &str) {
+        if let Some(sub) = self.subscriptions.lock().expect("subscriptions").remove(id) {
+            sub.ended.cancel();
+        }
+    }
+}
