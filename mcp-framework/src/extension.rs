@@ -85,6 +85,8 @@ pub struct Setup {
     streams: Vec<String>,
     /// Why the extension cannot be installed, if it cannot.
     refusals: Vec<String>,
+    /// Its JSON-RPC middleware, in order.
+    rpc: Vec<std::sync::Arc<dyn crate::middleware::RpcMiddleware>>,
     notifications: Vec<(String, NotificationFn)>,
     #[cfg(feature = "http")]
     routes: Vec<(String, axum::routing::MethodRouter)>,
@@ -176,6 +178,17 @@ impl Setup {
         self
     }
 
+    /// Adds JSON-RPC middleware around every message of the server (see
+    /// [`RpcMiddleware`](crate::middleware::RpcMiddleware)): after the application's own,
+    /// and after those of the extensions registered before this one.
+    pub fn rpc_middleware(
+        &mut self,
+        middleware: impl crate::middleware::RpcMiddleware,
+    ) -> &mut Self {
+        self.rpc.push(std::sync::Arc::new(middleware));
+        self
+    }
+
     /// Fails the server's `build()` with `problem` (its configuration cannot be served: a
     /// name defined twice, a schema that does not compile…), named with the extension's
     /// identifier among every other problem found.
@@ -230,6 +243,8 @@ pub(crate) struct Extensions {
     notifications: HashMap<String, NotificationFn>,
     /// The requests that stream.
     streams: HashSet<String>,
+    /// The extensions' JSON-RPC middleware, in the order of registration.
+    pub(crate) rpc: Vec<std::sync::Arc<dyn crate::middleware::RpcMiddleware>>,
     /// The identifiers of the extensions offered to 2026-07-28 clients only.
     pub(crate) modern_only: HashSet<String>,
     /// The methods of those extensions.
@@ -278,6 +293,7 @@ impl Extensions {
                 requests: Vec::new(),
                 streams: Vec::new(),
                 refusals: Vec::new(),
+                rpc: Vec::new(),
                 notifications: Vec::new(),
                 #[cfg(feature = "http")]
                 routes: Vec::new(),
@@ -310,6 +326,7 @@ impl Extensions {
                     .extend(setup.requests.iter().map(|(m, _)| m.clone()));
             }
             out.streams.extend(setup.streams);
+            out.rpc.extend(setup.rpc);
             out.requests.extend(setup.requests);
             out.notifications.extend(setup.notifications);
             #[cfg(feature = "http")]

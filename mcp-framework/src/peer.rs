@@ -73,28 +73,84 @@ pub(crate) fn client_key(ip: IpAddr, v6_prefix: u8) -> IpAddr {
 /// Where request-scoped messages (progress, log messages, legacy server requests) go:
 /// the stdio writer or the request's HTTP response stream. Nothing is sent once the
 /// request is cancelled.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub(crate) struct Sink {
     tx: mpsc::Sender<Bytes>,
     cancel: CancellationToken,
+    /// What every message passes through before it is sent (JSON-RPC middleware): the
+    /// message, changed, or `None` to drop it.
+    map: Option<MessageMap>,
+}
+
+/// A rewrite of encoded messages: the message to send, or `None` to drop it.
+#[derive(Clone)]
+pub(crate) struct MessageMap(pub(crate) Arc<dyn Fn(Bytes) -> Option<Bytes> + Send + Sync>);
+
+impl MessageMap {
+    /// The message to send instead of `message`, or `None` to drop it.
+    pub(crate) fn apply(&self, message: Bytes) -> Option<Bytes> {
+        (self.0)(message)
+    }
+}
+
+impl fmt::Debug for MessageMap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("MessageMap")
+    }
+}
+
+impl fmt::Debug for Sink {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sink")
+            .field("mapped", &self.map.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl Sink {
     pub(crate) fn new(tx: mpsc::Sender<Bytes>, cancel: CancellationToken) -> Self {
-        Self { tx, cancel }
+        Self {
+            tx,
+            cancel,
+            map: None,
+        }
     }
 
-    /// Sends one encoded message; `false` when the request is gone.
+    /// Passes every message through `map` before it is sent.
+    pub(crate) fn mapped(mut self, map: MessageMap) -> Self {
+        self.map = Some(map);
+        self
+    }
+
+    /// Sends one encoded message; `false` when the request is gone (a message the map
+    /// drops counts as sent).
     pub(crate) async fn send(&self, message: Bytes) -> bool {
         if self.cancel.is_cancelled() {
             return false;
         }
+        let message = match &self.map {
+            Some(map) => match map.apply(message) {
+                Some(m) => m,
+                None => return true,
+            },
+            None => message,
+        };
         self.tx.send(message).await.is_ok()
     }
 
     /// Sends without waiting (for the `tracing` bridge); drops the message when full.
     pub(crate) fn try_send(&self, message: Bytes) -> bool {
-        !self.cancel.is_cancelled() && self.tx.try_send(message).is_ok()
+        if self.cancel.is_cancelled() {
+            return false;
+        }
+        let message = match &self.map {
+            Some(map) => match map.apply(message) {
+                Some(m) => m,
+                None => return true,
+            },
+            None => message,
+        };
+        self.tx.try_send(message).is_ok()
     }
 }
 

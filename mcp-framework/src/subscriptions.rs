@@ -73,6 +73,8 @@ pub(crate) struct Listen {
     /// Makes the server publish task changes while this stream wants them.
     _watching: Option<Watching>,
     _slot: Slot,
+    /// What each notification passes through before it is sent (JSON-RPC middleware).
+    map: Option<crate::peer::MessageMap>,
     /// Counts the stream among the open ones while it lives.
     #[cfg(feature = "metrics")]
     _counted: Option<crate::telemetry::metrics::GaugeGuard>,
@@ -185,9 +187,15 @@ impl Listen {
             owner: tasks.owner,
             _watching: watching,
             _slot: slot,
+            map: None,
             #[cfg(feature = "metrics")]
             _counted: crate::telemetry::metrics::get().map(|m| m.listen_opened()),
         })
+    }
+
+    /// Passes every notification through `map` before it is sent (JSON-RPC middleware).
+    pub(crate) fn map_notifications(&mut self, map: crate::peer::MessageMap) {
+        self.map = Some(map);
     }
 
     /// `{"io.modelcontextprotocol/subscriptionId": …}`, the `_meta` of every notification.
@@ -286,7 +294,12 @@ impl Listen {
                 }
                 event = self.rx.recv() => match event {
                     Ok(event) => {
-                        if let Some(n) = self.notification(&event) {
+                        let n = self.notification(&event);
+                        let n = match (&self.map, n) {
+                            (Some(map), Some(n)) => map.apply(n),
+                            (_, n) => n,
+                        };
+                        if let Some(n) = n {
                             return ListenEvent::Notify(n);
                         }
                     }

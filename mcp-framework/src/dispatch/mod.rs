@@ -14,6 +14,7 @@ mod kind;
 mod pipeline;
 mod reply;
 mod resolve;
+mod rpc;
 mod run;
 mod skills;
 mod task;
@@ -121,6 +122,19 @@ pub(crate) fn start(
     Result<impl Future<Output = Reply> + Send + '_, Reply>,
     Record,
 ) {
+    // JSON-RPC middleware first: what it changes (the params, their `_meta`) is what the
+    // request carries from here on.
+    let around = match &server.rpc {
+        None => None,
+        Some(chain) => match rpc::enter(chain, request, carrier) {
+            Ok((r, c, around)) => {
+                request = r;
+                carrier = c;
+                Some(around)
+            }
+            Err(reply) => return (Err(reply), Record::none()),
+        },
+    };
     let (meta, raw_meta) = match carrier
         .meta
         .take()
@@ -143,6 +157,26 @@ pub(crate) fn start(
     let method = std::mem::take(&mut request.method);
     let id = traced.then(|| request.id.clone());
     let (routed, target) = route(server, &method, request, carrier, meta, raw_meta);
+    // Its reply back through the JSON-RPC middleware that saw the request (in the boxed
+    // variant: the run without middleware, the hot path, stays as it was).
+    let routed = match around {
+        None => routed,
+        Some(around) => match routed {
+            Err(reply) => Err(rpc::leave(&around, reply)),
+            Ok(Either::Left(run)) => {
+                Ok(Either::Right(
+                    Box::pin(async move { rpc::leave(&around, run.await) })
+                        as Pin<Box<dyn Future<Output = Reply> + Send>>,
+                ))
+            }
+            Ok(Either::Right(run)) => {
+                Ok(Either::Right(
+                    Box::pin(async move { rpc::leave(&around, run.await) })
+                        as Pin<Box<dyn Future<Output = Reply> + Send>>,
+                ))
+            }
+        },
+    };
     let span = telemetry::span::request(
         &method,
         id.as_ref(),
@@ -263,7 +297,7 @@ fn route<'a>(
     meta: RequestMeta,
     raw_meta: Option<Box<RawValue>>,
 ) -> (
-    Result<impl Future<Output = Reply> + Send + use<'a>, Reply>,
+    Result<Routed<'a, impl Future<Output = Reply> + Send + use<'a>>, Reply>,
     Option<Arc<str>>,
 ) {
     let era = match Era::resolve(meta, raw_meta, carrier.session.as_ref()) {
@@ -505,6 +539,18 @@ pub(crate) fn on_notification(
     notification: &Notification,
     inflight: Option<&InFlight>,
 ) {
+    // Through the JSON-RPC middleware first (which may drop it or change its params).
+    let passed;
+    let notification = match &server.rpc {
+        None => notification,
+        Some(chain) => match rpc::notification(chain, notification) {
+            Some(n) => {
+                passed = n;
+                &passed
+            }
+            None => return,
+        },
+    };
     match notification.method.as_str() {
         "notifications/cancelled" => {
             let Some(inflight) = inflight else { return };

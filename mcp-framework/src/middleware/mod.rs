@@ -1,5 +1,6 @@
 //! MCP-level middleware: [tower] layers around every `tools/call`, `prompts/get` and
-//! `resources/read`, the same on every transport and in both protocol eras.
+//! `resources/read`, the same on every transport and in both protocol eras; and, around
+//! every JSON-RPC message, [`RpcMiddleware`] (`rpc.rs`).
 //!
 //! A layer wraps a [`Service`](tower::Service) from [`Call`] to [`CallOutput`] with the error
 //! type [`BoxError`], so tower's own layers (`TimeoutLayer`, `ConcurrencyLimitLayer`,
@@ -45,6 +46,7 @@ mod from_fn;
 mod limit;
 #[cfg(feature = "rate-limit")]
 mod rate_limit;
+pub(crate) mod rpc;
 mod stack;
 
 pub use audit::{Audit, AuditLayer};
@@ -54,6 +56,7 @@ pub use from_fn::{FromFn, FromFnLayer, Next, from_fn};
 pub use limit::{concurrency_limit, timeout};
 #[cfg(feature = "rate-limit")]
 pub use rate_limit::{RateLimit, RateLimitLayer};
+pub use rpc::{RpcMiddleware, RpcNotification, RpcRequest};
 pub use tower::BoxError;
 pub use tower::limit::ConcurrencyLimitLayer;
 pub use tower::timeout::TimeoutLayer;

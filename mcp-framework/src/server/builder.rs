@@ -72,6 +72,8 @@ pub struct ServerBuilder {
     skill_dirs: Vec<PathBuf>,
     /// The extensions enabled (SEP-3371's registration point).
     extensions: Vec<Box<dyn crate::extension::Extension>>,
+    /// The application's JSON-RPC middleware, in order.
+    rpc: Vec<Arc<dyn crate::middleware::RpcMiddleware>>,
     /// Given the built server's handle, once (what follows the catalog of another server,
     /// a proxy's upstream, starts there).
     on_build: Vec<OnBuild>,
@@ -123,6 +125,7 @@ impl Server {
             skill_dirs: Vec::new(),
             on_build: Vec::new(),
             extensions: Vec::new(),
+            rpc: Vec::new(),
         }
     }
 }
@@ -329,6 +332,16 @@ impl ServerBuilder {
     /// no core or duplicate method): on any problem nothing is served.
     pub fn extension(mut self, extension: impl crate::extension::Extension) -> Self {
         self.extensions.push(Box::new(extension));
+        self
+    }
+
+    /// Adds JSON-RPC middleware around every message of the server — each request before
+    /// it is dispatched, each message sent for it, each notification from the client — on
+    /// every transport and in both eras (SEP-3371; see
+    /// [`RpcMiddleware`](crate::middleware::RpcMiddleware)). The application's run in the
+    /// order added, outermost first, then the extensions'.
+    pub fn rpc_middleware(mut self, middleware: impl crate::middleware::RpcMiddleware) -> Self {
+        self.rpc.push(Arc::new(middleware));
         self
     }
 
@@ -671,6 +684,14 @@ impl ServerBuilder {
             middleware: self.layers.build(Route),
             tasks,
             skills: skills.map(|(index, _)| ArcSwap::from_pointee(index)),
+            rpc: {
+                let chain: Vec<_> = self
+                    .rpc
+                    .into_iter()
+                    .chain(registered.rpc.iter().cloned())
+                    .collect();
+                (!chain.is_empty()).then(|| Arc::new(crate::middleware::rpc::RpcChain(chain)))
+            },
             extensions: registered,
             config: self.config,
         };
