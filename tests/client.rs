@@ -390,3 +390,112 @@ done
     );
     client.close().await;
 }
+
+/// Hands the server its instructions through its environment, as an extension that
+/// supplies a credential would.
+struct Instruct(&'static str);
+
+impl mcp_framework::client::ClientExtension for Instruct {
+    fn id(&self) -> &str {
+        "com.example/instruct"
+    }
+
+    fn settings(&self) -> mcp_framework::protocol::JsonObject {
+        json!({"version": 1}).as_object().cloned().unwrap()
+    }
+
+    fn launch(&self, launch: &mut mcp_framework::client::Launch) {
+        launch.env("EVERYTHING_INSTRUCTIONS", self.0);
+    }
+}
+
+/// Adds an argument to the server's command line.
+struct Argue;
+
+impl mcp_framework::client::ClientExtension for Argue {
+    fn id(&self) -> &str {
+        "com.example/argue"
+    }
+
+    fn launch(&self, launch: &mut mcp_framework::client::Launch) {
+        launch.arg("--instructions").arg("from an argument");
+    }
+}
+
+#[tokio::test]
+async fn extensions_contribute_to_a_stdio_servers_launch_and_conflicts_are_refused() {
+    // An environment variable, and the same one from a second extension with the same value.
+    let client = Client::builder()
+        .extension(Instruct("from the environment"))
+        .extension(Instruct("from the environment"))
+        .connect_stdio(everything_stdio())
+        .await
+        .unwrap();
+    assert_eq!(client.instructions(), Some("from the environment"));
+    client.close().await;
+    // An argument.
+    let client = Client::builder()
+        .extension(Argue)
+        .connect_stdio(everything_stdio())
+        .await
+        .unwrap();
+    assert_eq!(client.instructions(), Some("from an argument"));
+    client.close().await;
+    // Two values for one variable: refused, naming both, nothing started.
+    let err = Client::builder()
+        .extension(Instruct("one"))
+        .extension(Instruct("two"))
+        .connect_stdio(everything_stdio())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ClientError::Launch(_)), "{err:?}");
+    assert!(err.to_string().contains("EVERYTHING_INSTRUCTIONS"), "{err}");
+    // The application's own command and an extension disagree: refused too.
+    let mut own = everything_stdio();
+    own.env("EVERYTHING_INSTRUCTIONS", "the application's");
+    let err = Client::builder()
+        .extension(Instruct("the extension's"))
+        .connect_stdio(own)
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("the application's command"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn a_client_extension_is_declared_in_the_clients_capabilities() {
+    struct Caps;
+    impl mcp_framework::extension::Extension for Caps {
+        fn id(&self) -> &str {
+            "com.example/caps"
+        }
+        fn setup(&self, setup: &mut mcp_framework::extension::Setup) {
+            setup.request(
+                "com.example/caps",
+                |_: Value, cx: mcp_framework::Context| async move {
+                    Ok::<_, mcp_framework::protocol::ErrorObject>(json!(
+                        cx.client_capabilities().extensions
+                    ))
+                },
+            );
+        }
+    }
+    let server = tests::fixture::builder().extension(Caps).build().unwrap();
+    for legacy in [false, true] {
+        let builder = Client::builder().extension(Instruct("x"));
+        let builder = if legacy {
+            builder.legacy(ProtocolVersion::V2025_11_25)
+        } else {
+            builder
+        };
+        let client = builder.connect(&server).await.unwrap();
+        let declared = client.request("com.example/caps", json!({})).await.unwrap();
+        assert_eq!(
+            declared,
+            json!({"com.example/instruct": {"version": 1}}),
+            "legacy: {legacy}"
+        );
+    }
+}

@@ -257,3 +257,97 @@ fn a_misfit_extension_fails_the_build_and_says_why() {
         "{e}"
     );
 }
+
+/// `com.example/env-identity`: gives stdio sessions the identity named in an environment
+/// variable (as a credential the client's launch configuration set would be).
+struct EnvIdentity(Option<String>);
+
+impl Extension for EnvIdentity {
+    fn id(&self) -> &str {
+        "com.example/env-identity"
+    }
+
+    fn setup(&self, setup: &mut Setup) {
+        if let Some(user) = &self.0 {
+            setup.stdio_principal(
+                mcp_framework::Principal::new(user.clone()).with_scopes(["notes:read"]),
+            );
+        }
+    }
+}
+
+/// A server with one tool that needs `notes:read` and says who calls.
+fn guarded() -> mcp_framework::ServerBuilder {
+    Server::builder()
+        .tools(
+            mcp_framework::ToolSet::new().with_fn(
+                mcp_framework::ToolDefinition::new(
+                    "whoami",
+                    json!({"type": "object"}).as_object().cloned().unwrap(),
+                )
+                .scopes(["notes:read"]),
+                |_: Value, cx: Context| async move {
+                    let who = cx.principal().map_or("nobody", |p| p.subject()).to_owned();
+                    Ok(mcp_framework::CallToolResult {
+                        content: vec![mcp_framework::Content::text(who)],
+                        ..Default::default()
+                    })
+                },
+            ),
+        )
+        .prompts(mcp_framework::PromptSet::new())
+        .resources(mcp_framework::ResourceSet::new())
+}
+
+async fn whoami_over_stdio(server: &Server) -> Value {
+    let mut p = wire::Piped::serve(server);
+    p.send(&wire::request(
+        1,
+        "tools/call",
+        json!({"name": "whoami", "arguments": {}}),
+    ))
+    .await;
+    p.next().await
+}
+
+#[tokio::test]
+async fn a_stdio_session_carries_the_identity_the_server_took_from_its_environment() {
+    // None: a stdio caller holds no scopes.
+    let refused = whoami_over_stdio(&guarded().build().unwrap()).await;
+    assert_eq!(refused["error"]["code"], -32003, "{refused}");
+    // The application's.
+    let app = guarded()
+        .stdio_principal(mcp_framework::Principal::new("ada").with_scopes(["notes:read"]))
+        .build()
+        .unwrap();
+    let answer = whoami_over_stdio(&app).await;
+    assert_eq!(answer["result"]["content"][0]["text"], "ada", "{answer}");
+    // An extension's.
+    let from_env = guarded()
+        .extension(EnvIdentity(Some("grace".into())))
+        .build()
+        .unwrap();
+    let answer = whoami_over_stdio(&from_env).await;
+    assert_eq!(answer["result"]["content"][0]["text"], "grace", "{answer}");
+    // Over HTTP it is not used: HTTP callers are who HTTP authentication says.
+    let r = wire::start(from_env).await;
+    let (_, over_http) = wire::json_of(
+        wire::post(
+            &r,
+            &wire::request(2, "tools/call", json!({"name": "whoami", "arguments": {}})),
+        )
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(over_http["error"]["code"], -32003, "{over_http}");
+    // Two parties may not both set it.
+    let err = guarded()
+        .stdio_principal(mcp_framework::Principal::new("ada"))
+        .extension(EnvIdentity(Some("grace".into())))
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("gives stdio sessions an identity"), "{err}");
+}

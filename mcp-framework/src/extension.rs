@@ -87,6 +87,8 @@ pub struct Setup {
     refusals: Vec<String>,
     /// Its JSON-RPC middleware, in order.
     rpc: Vec<std::sync::Arc<dyn crate::middleware::RpcMiddleware>>,
+    /// The identity it gives stdio sessions.
+    stdio_principal: Option<crate::principal::Principal>,
     notifications: Vec<(String, NotificationFn)>,
     #[cfg(feature = "http")]
     routes: Vec<(String, axum::routing::MethodRouter)>,
@@ -189,6 +191,16 @@ impl Setup {
         self
     }
 
+    /// Gives every stdio session this identity (SEP-3371's local context for a stdio
+    /// session: an identity the extension derived from the environment, say a credential
+    /// the client's launch configuration set). Handlers see it as
+    /// [`Context::principal`](crate::Context::principal), and scopes are checked against
+    /// it, as for an HTTP caller. Only one party may set it: a second one fails `build()`.
+    pub fn stdio_principal(&mut self, principal: crate::principal::Principal) -> &mut Self {
+        self.stdio_principal = Some(principal);
+        self
+    }
+
     /// Fails the server's `build()` with `problem` (its configuration cannot be served: a
     /// name defined twice, a schema that does not compile…), named with the extension's
     /// identifier among every other problem found.
@@ -243,6 +255,8 @@ pub(crate) struct Extensions {
     notifications: HashMap<String, NotificationFn>,
     /// The requests that stream.
     streams: HashSet<String>,
+    /// The identity an extension gives stdio sessions, and which extension.
+    pub(crate) stdio_principal: Option<(String, crate::principal::Principal)>,
     /// The extensions' JSON-RPC middleware, in the order of registration.
     pub(crate) rpc: Vec<std::sync::Arc<dyn crate::middleware::RpcMiddleware>>,
     /// The identifiers of the extensions offered to 2026-07-28 clients only.
@@ -294,6 +308,7 @@ impl Extensions {
                 streams: Vec::new(),
                 refusals: Vec::new(),
                 rpc: Vec::new(),
+                stdio_principal: None,
                 notifications: Vec::new(),
                 #[cfg(feature = "http")]
                 routes: Vec::new(),
@@ -327,6 +342,15 @@ impl Extensions {
             }
             out.streams.extend(setup.streams);
             out.rpc.extend(setup.rpc);
+            if let Some(principal) = setup.stdio_principal {
+                match &out.stdio_principal {
+                    Some((other, _)) => problems.push(format!(
+                        "`{}` and `{other}` both give stdio sessions an identity",
+                        setup.id
+                    )),
+                    None => out.stdio_principal = Some((setup.id.clone(), principal)),
+                }
+            }
             out.requests.extend(setup.requests);
             out.notifications.extend(setup.notifications);
             #[cfg(feature = "http")]

@@ -43,6 +43,8 @@ pub struct ClientBuilder {
     pub(super) bearer: Option<String>,
     /// The label a child server's stderr is logged under, when it is logged.
     pub(super) stderr_label: Option<String>,
+    /// The client's extensions, in order.
+    pub(super) extensions: Vec<std::sync::Arc<dyn super::extension::ClientExtension>>,
 }
 
 impl fmt::Debug for ClientBuilder {
@@ -71,6 +73,7 @@ impl ClientBuilder {
             max_message_bytes: 16 << 20,
             bearer: None,
             stderr_label: None,
+            extensions: Vec::new(),
         }
     }
 
@@ -105,6 +108,21 @@ impl ClientBuilder {
     /// fails its request (HTTP) or closes the connection (stdio).
     pub fn max_message_bytes(mut self, bytes: usize) -> Self {
         self.max_message_bytes = bytes;
+        self
+    }
+
+    /// Registers a client-side extension: declared under the client's
+    /// `capabilities.extensions` (with its settings), and its contributions to a stdio
+    /// server's launch applied by [`connect_stdio`](Self::connect_stdio).
+    pub fn extension(mut self, extension: impl super::extension::ClientExtension) -> Self {
+        self.capabilities
+            .extensions
+            .get_or_insert_with(Default::default)
+            .insert(
+                extension.id().to_owned(),
+                serde_json::Value::Object(extension.settings()),
+            );
+        self.extensions.push(std::sync::Arc::new(extension));
         self
     }
 

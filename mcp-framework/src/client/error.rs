@@ -22,6 +22,10 @@ pub enum ClientError {
         /// Why it did not start.
         source: std::io::Error,
     },
+    /// The extensions' contributions to a stdio server's launch conflict (each conflict
+    /// named).
+    #[error("cannot launch the server: {0}")]
+    Launch(String),
     /// The HTTP request could not be made or its response not read (connection refused,
     /// TLS, a broken stream).
     #[error("cannot reach the server: {0}")]

@@ -138,6 +138,7 @@ impl ClientBuilder {
         if self.stderr_label.is_some() {
             command.stderr(std::process::Stdio::piped());
         }
+        super::extension::apply(&self.extensions, &mut command).map_err(ClientError::Launch)?;
         let program = command
             .as_std()
             .get_program()

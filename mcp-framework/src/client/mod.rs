@@ -22,6 +22,7 @@ mod builder;
 mod connection;
 mod era;
 mod error;
+mod extension;
 mod facade;
 pub(crate) mod handlers;
 mod requests;
@@ -32,6 +33,7 @@ mod typed;
 
 pub use builder::ClientBuilder;
 pub use error::ClientError;
+pub use extension::{ClientExtension, Launch};
 pub use facade::Client;
 pub use requests::RequestOptions;
 pub use subscription::Subscription;

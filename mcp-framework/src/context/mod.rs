@@ -134,6 +134,8 @@ pub(crate) struct ContextInner {
     pub(crate) sink: Option<Sink>,
     pub(crate) asker: Asker,
     pub(crate) http: Option<Arc<HttpParts>>,
+    /// The identity of a stdio session (`ServerBuilder::stdio_principal`).
+    pub(crate) session_principal: Option<Principal>,
     pub(crate) close_stream: Option<StreamCloser>,
     /// Set when the handler must stop: a question without an answer (MRTR) or a fatal error.
     pub(crate) suspension: Suspension,
@@ -335,9 +337,14 @@ impl Context {
         self.inner.http.as_ref().map(|h| &h.headers)
     }
 
-    /// The authenticated principal, when an authentication layer provided one.
+    /// The authenticated principal: over HTTP, the one an authentication layer provided;
+    /// over stdio, the identity the server gives its sessions
+    /// ([`ServerBuilder::stdio_principal`](crate::ServerBuilder::stdio_principal)).
     pub fn principal(&self) -> Option<&Principal> {
-        self.inner.http.as_ref().and_then(|h| h.principal.as_ref())
+        match &self.inner.http {
+            Some(http) => http.principal.as_ref(),
+            None => self.inner.session_principal.as_ref(),
+        }
     }
 
     /// The application state of type `T` registered with

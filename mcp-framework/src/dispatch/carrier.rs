@@ -26,12 +26,19 @@ pub(crate) struct Carrier {
     pub(crate) close_stream: Option<StreamCloser>,
     /// Who sent it, when the transport knows (limits per client).
     pub(crate) peer: Option<PeerId>,
+    /// The principal of a stdio session: an identity the server took from its environment
+    /// (`ServerBuilder::stdio_principal`, `Setup::stdio_principal`).
+    pub(crate) session_principal: Option<Principal>,
 }
 
 impl Carrier {
-    /// The request's authenticated principal (HTTP only).
+    /// The request's authenticated principal: HTTP's authentication, or the identity a
+    /// stdio session was given.
     pub(crate) fn principal(&self) -> Option<&Principal> {
-        self.http.as_ref().and_then(|h| h.principal.as_ref())
+        match &self.http {
+            Some(http) => http.principal.as_ref(),
+            None => self.session_principal.as_ref(),
+        }
     }
 
     /// The transport that made this carrier: HTTP hands down its request parts, stdio

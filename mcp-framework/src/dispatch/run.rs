@@ -129,6 +129,7 @@ pub(super) fn context(
         sink: carrier.sink,
         asker,
         http: carrier.http,
+        session_principal: carrier.session_principal,
         close_stream: carrier.close_stream,
         suspension: Suspension::default(),
         fatal: Mutex::new(None),

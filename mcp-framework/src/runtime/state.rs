@@ -59,6 +59,8 @@ pub(crate) struct ServerInner {
     pub(crate) skills: Option<ArcSwap<SkillIndex>>,
     /// The extensions registered with the builder, and their methods.
     pub(crate) extensions: crate::extension::Extensions,
+    /// The identity of every stdio session (taken from the environment at start-up).
+    pub(crate) stdio_principal: Option<Principal>,
     /// The JSON-RPC middleware, in order (`None`: none, and no message pays for it).
     pub(crate) rpc: Option<Arc<crate::middleware::rpc::RpcChain>>,
 }

@@ -19,7 +19,7 @@ use crate::catalog::Catalog;
 use crate::error::Error;
 use crate::middleware::{BoxError, Call, CallOutput, CallService, Layers, Route};
 use crate::mrtr::{Sealer, StateKey};
-use crate::principal::{ScopePolicy, ScopeRules};
+use crate::principal::{Principal, ScopePolicy, ScopeRules};
 use crate::protocol::{
     Icon, Implementation, JsonObject, ListChangedCapability, ResourcesCapability,
     ServerCapabilities, keys,
@@ -74,6 +74,8 @@ pub struct ServerBuilder {
     extensions: Vec<Box<dyn crate::extension::Extension>>,
     /// The application's JSON-RPC middleware, in order.
     rpc: Vec<Arc<dyn crate::middleware::RpcMiddleware>>,
+    /// The identity of every stdio session.
+    stdio_principal: Option<Principal>,
     /// Given the built server's handle, once (what follows the catalog of another server,
     /// a proxy's upstream, starts there).
     on_build: Vec<OnBuild>,
@@ -126,6 +128,7 @@ impl Server {
             on_build: Vec::new(),
             extensions: Vec::new(),
             rpc: Vec::new(),
+            stdio_principal: None,
         }
     }
 }
@@ -342,6 +345,29 @@ impl ServerBuilder {
     /// order added, outermost first, then the extensions'.
     pub fn rpc_middleware(mut self, middleware: impl crate::middleware::RpcMiddleware) -> Self {
         self.rpc.push(Arc::new(middleware));
+        self
+    }
+
+    /// Gives every stdio session this identity: over stdio there is no HTTP
+    /// authentication, and the specification has a stdio server take its credentials from
+    /// its environment. Handlers see it as [`Context::principal`](crate::Context::principal),
+    /// and items' scopes are checked against its scopes (without one, a stdio caller holds
+    /// no scopes unless [`unauthenticated_callers_have_every_scope`](Self::unauthenticated_callers_have_every_scope)).
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), mcp_framework::Error> {
+    /// use mcp_framework::{Principal, Server};
+    /// let token = std::env::var("NOTES_TOKEN").unwrap_or_default();
+    /// let who = if token.is_empty() { "anonymous" } else { "local-user" };
+    /// Server::builder()
+    ///     .name("notes")
+    ///     .stdio_principal(Principal::new(who).with_scopes(["notes:read"]))
+    ///     .run()
+    ///     .await
+    /// # }
+    /// ```
+    pub fn stdio_principal(mut self, principal: Principal) -> Self {
+        self.stdio_principal = Some(principal);
         self
     }
 
@@ -684,6 +710,15 @@ impl ServerBuilder {
             middleware: self.layers.build(Route),
             tasks,
             skills: skills.map(|(index, _)| ArcSwap::from_pointee(index)),
+            stdio_principal: match (self.stdio_principal, &registered.stdio_principal) {
+                (Some(_), Some((ext, _))) => {
+                    return Err(Error::Config(format!(
+                        "extensions: `{ext}` gives stdio sessions an identity, and so does the application (ServerBuilder::stdio_principal)"
+                    )));
+                }
+                (Some(p), None) => Some(p),
+                (None, from_extension) => from_extension.as_ref().map(|(_, p)| p.clone()),
+            },
             rpc: {
                 let chain: Vec<_> = self
                     .rpc

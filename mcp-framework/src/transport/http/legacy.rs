@@ -192,6 +192,7 @@ pub(super) async fn serve_request(
         meta: Some((meta, raw_meta)),
         close_stream: Some(closer),
         peer,
+        session_principal: None,
     };
     drop(tx);
     let server = ep.server.clone();

@@ -83,6 +83,7 @@ pub(super) async fn serve_request(
         meta: Some((meta, raw_meta)),
         close_stream: None,
         peer,
+        session_principal: None,
     };
     let server = ep.server.clone();
     let mut fut: ReplyFuture = Box::pin(async move { dispatch(&server, request, carrier).await });

@@ -314,6 +314,7 @@ async fn serve_request(conn: &Arc<Connection>, request: Request, cancel: Cancell
         meta: None,
         close_stream: None,
         peer: Some(conn.peer.clone()),
+        session_principal: conn.server.stdio_principal.clone(),
     };
     let reply = dispatch(&conn.server, request, carrier).await;
     let out = match reply {
