@@ -499,3 +499,25 @@ async fn a_client_extension_is_declared_in_the_clients_capabilities() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_legacy_stream_the_server_closes_is_taken_up_again_with_last_event_id() {
+    let (_server, r) = tests::everything(&[]).await;
+    let client = Client::builder()
+        .legacy(ProtocolVersion::V2025_11_25)
+        .timeout(Duration::from_secs(20))
+        .connect_http(&r.url)
+        .await
+        .unwrap();
+    // The tool closes its response stream mid-call (SEP-1699); its result comes on the
+    // stream the client takes up again.
+    let result = client
+        .call_tool("test_reconnection", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(
+        result.content[0].as_text(),
+        Some("Reconnection test completed")
+    );
+    client.close().await;
+}

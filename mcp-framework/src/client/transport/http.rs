@@ -4,7 +4,8 @@
 //! `Mcp-Method`, `Mcp-Name` and the `Mcp-Param-*` headers their tool's input schema asks
 //! for (learnt from `tools/list` answers); closing a request's stream cancels it. Legacy
 //! requests carry the session (`Mcp-Session-Id`, from `initialize`) and the negotiated
-//! version; the session's GET stream brings the server's own messages; `close` deletes it.
+//! version; the session's GET stream brings the server's own messages; a session stream that
+//! breaks off is taken up again with `Last-Event-ID`; `close` deletes the session.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Weak};
@@ -35,6 +36,49 @@ pub(in crate::client) struct Http {
     state: Arc<State>,
 }
 
+/// How a legacy session's SSE stream that broke off is taken up again: a GET with the
+/// session and `Last-Event-ID` (SEP-1699), after the server's `retry:` delay.
+#[derive(Clone)]
+struct Resume {
+    client: reqwest::Client,
+    url: reqwest::Url,
+    bearer: Option<String>,
+}
+
+/// The most times one stream is taken up again in a row (a stream that delivers an event
+/// starts counting again).
+const MAX_RESUMES: u32 = 5;
+
+/// The longest `retry:` delay honoured.
+const MAX_RETRY: std::time::Duration = std::time::Duration::from_secs(10);
+
+impl Resume {
+    /// `GET` the session's stream after `last_event_id`.
+    async fn get(
+        &self,
+        state: &State,
+        version: ProtocolVersion,
+        last_event_id: &str,
+    ) -> Option<reqwest::Response> {
+        let mut get = self
+            .client
+            .get(self.url.clone())
+            .header(ACCEPT, "text/event-stream")
+            .header("MCP-Protocol-Version", version.as_str())
+            .header("Last-Event-ID", last_event_id);
+        if let Some(session) = state.session.lock().expect("session").clone() {
+            get = get.header("Mcp-Session-Id", session);
+        }
+        if let Some(token) = &self.bearer {
+            get = get.bearer_auth(token);
+        }
+        match get.send().await {
+            Ok(r) if r.status().is_success() && is_sse(r.headers()) => Some(r),
+            _ => None,
+        }
+    }
+}
+
 /// What an endpoint's requests learn and hold while they run.
 #[derive(Default)]
 struct State {
@@ -49,6 +93,14 @@ struct State {
 }
 
 impl Http {
+    fn resume(&self) -> Resume {
+        Resume {
+            client: self.client.clone(),
+            url: self.url.clone(),
+            bearer: self.bearer.clone(),
+        }
+    }
+
     /// A transport to the endpoint `url`, with a bearer token if given.
     pub(in crate::client) fn new(
         url: reqwest::Url,
@@ -77,14 +129,19 @@ impl Http {
         let weak = Arc::downgrade(&conn);
         drop(conn);
         let (id_, method_) = (id.clone(), method.to_owned());
-        let (state, max_bytes) = (self.state.clone(), self.max_bytes);
+        let (state, max_bytes, resume) = (self.state.clone(), self.max_bytes, self.resume());
         let task = tokio::spawn(async move {
             let outcome = post.send().await;
             if let Some(conn) = weak.upgrade() {
                 match outcome {
                     Err(e) => conn.fail(&id_, ClientError::Transport(error_chain(&e))),
                     Ok(response) => {
-                        answer(&conn, &state, &id_, &method_, response, max_bytes).await;
+                        let read = Read {
+                            state: &state,
+                            max_bytes,
+                            resume: &resume,
+                        };
+                        answer(&conn, &read, &id_, &method_, response).await;
                     }
                 }
             }
@@ -161,13 +218,18 @@ impl Http {
             get = get.bearer_auth(token);
         }
         let weak = Arc::downgrade(conn);
-        let (state, max_bytes) = (self.state.clone(), self.max_bytes);
+        let (state, max_bytes, resume) = (self.state.clone(), self.max_bytes, self.resume());
         let task = tokio::spawn(async move {
             let Ok(response) = get.send().await else {
                 return;
             };
             if response.status().is_success() && is_sse(response.headers()) {
-                read_events(&weak, &state, None, "", response, max_bytes).await;
+                let read = Read {
+                    state: &state,
+                    max_bytes,
+                    resume: &resume,
+                };
+                read_events(&weak, &read, None, "", response).await;
             }
         });
         *self.state.listen.lock().expect("listen") = Some(task.abort_handle());
@@ -287,14 +349,21 @@ impl State {
 
 /// The answer to the request `id`: its messages to the connection; a refusal, or a body
 /// that ends without the response, fails it.
+/// What reading a response needs beside the connection.
+struct Read<'a> {
+    state: &'a State,
+    max_bytes: usize,
+    resume: &'a Resume,
+}
+
 async fn answer(
     conn: &Arc<dyn Sink>,
-    state: &State,
+    read: &Read<'_>,
     id: &RequestId,
     method: &str,
     response: reqwest::Response,
-    max_bytes: usize,
 ) {
+    let (state, max_bytes) = (read.state, read.max_bytes);
     if method == "initialize"
         && let Some(session) = response.headers().get("mcp-session-id")
     {
@@ -307,15 +376,7 @@ async fn answer(
         return;
     }
     if is_sse(response.headers()) {
-        read_events(
-            &Arc::downgrade(conn),
-            state,
-            Some(id),
-            method,
-            response,
-            max_bytes,
-        )
-        .await;
+        read_events(&Arc::downgrade(conn), read, Some(id), method, response).await;
     } else {
         match read_body(response, max_bytes).await {
             Ok(body) => match serde_json::from_slice::<Value>(&body) {
@@ -343,49 +404,92 @@ async fn answer(
 }
 
 /// Reads an SSE stream into the connection, event by event, until it ends (or the
-/// connection is gone); `id` is the request it answers, if any.
+/// connection is gone); `id` is the request it answers, if any. A legacy session's stream
+/// that ends or breaks while its request is still unanswered (or, for the session's GET
+/// stream, at all) is taken up again from its last event id, up to [`MAX_RESUMES`] times
+/// in a row.
 async fn read_events(
     conn: &Weak<dyn Sink>,
-    state: &State,
+    read: &Read<'_>,
     id: Option<&RequestId>,
     method: &str,
     response: reqwest::Response,
-    max_bytes: usize,
 ) {
-    let mut events = response.bytes_stream().eventsource();
-    while let Some(event) = events.next().await {
-        let Some(conn) = conn.upgrade() else { return };
-        let event = match event {
-            Ok(event) => event,
-            Err(e) => {
+    let (state, max_bytes) = (read.state, read.max_bytes);
+    let mut response = response;
+    let mut last_event_id: Option<String> = None;
+    let mut retry = std::time::Duration::from_millis(500);
+    let mut resumes = 0;
+    loop {
+        let mut events = response.bytes_stream().eventsource();
+        let mut broken = None;
+        while let Some(event) = events.next().await {
+            let Some(conn) = conn.upgrade() else { return };
+            let event = match event {
+                Ok(event) => event,
+                Err(e) => {
+                    broken = Some(e.to_string());
+                    break;
+                }
+            };
+            if !event.id.is_empty() {
+                last_event_id = Some(event.id.clone());
+            }
+            if let Some(r) = event.retry {
+                retry = r.min(MAX_RETRY);
+            }
+            if event.data.len() > max_bytes {
                 if let Some(id) = id {
-                    conn.fail(id, ClientError::Transport(e.to_string()));
+                    conn.fail(
+                        id,
+                        ClientError::Decode(format!("an event over {max_bytes} bytes")),
+                    );
                 }
                 return;
             }
-        };
-        if event.data.len() > max_bytes {
+            if event.data.trim().is_empty() {
+                continue; // a priming event (an id for resumption, no message)
+            }
+            resumes = 0;
+            match serde_json::from_str::<Value>(&event.data) {
+                Ok(msg) => deliver(&conn, state, method, msg),
+                Err(e) => {
+                    tracing::debug!(target: "mcp_framework::client", "an event that is not JSON: {e}");
+                }
+            }
+            if let Some(id) = id
+                && !conn.is_open(id)
+            {
+                return; // answered: the stream has nothing more for it
+            }
+        }
+        let Some(conn) = conn.upgrade() else { return };
+        let waiting = id.is_none_or(|id| conn.is_open(id));
+        let give_up = |reason: String| {
             if let Some(id) = id {
-                conn.fail(
-                    id,
-                    ClientError::Decode(format!("an event over {max_bytes} bytes")),
-                );
+                conn.fail(id, ClientError::Transport(reason));
+            }
+        };
+        let (Some(version), Some(last), true) = (conn.legacy(), last_event_id.as_deref(), waiting)
+        else {
+            if let Some(e) = broken {
+                give_up(e);
             }
             return;
+        };
+        if resumes >= MAX_RESUMES {
+            give_up(format!("the stream broke off {MAX_RESUMES} times in a row"));
+            return;
         }
-        if event.data.trim().is_empty() {
-            continue; // a priming event (an id for resumption, no message)
-        }
-        match serde_json::from_str::<Value>(&event.data) {
-            Ok(msg) => deliver(&conn, state, method, msg),
-            Err(e) => {
-                tracing::debug!(target: "mcp_framework::client", "an event that is not JSON: {e}");
+        resumes += 1;
+        tokio::time::sleep(retry).await;
+        tracing::debug!(target: "mcp_framework::client", last_event_id = last, "taking up the stream again");
+        match read.resume.get(state, version, last).await {
+            Some(next) => response = next,
+            None => {
+                give_up("the stream broke off and could not be taken up again".into());
+                return;
             }
-        }
-        if let Some(id) = id
-            && !conn.is_open(id)
-        {
-            return; // answered: the stream has nothing more for it
         }
     }
 }
