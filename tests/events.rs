@@ -347,6 +347,12 @@ async fn over_http_a_stream_is_sse_and_polls_are_json() {
     );
 }
 
+/// Something else.
+#[derive(Serialize, JsonSchema)]
+struct Alert {
+    level: String,
+}
+
 /// A deploy finished.
 #[derive(Serialize, JsonSchema)]
 struct Deployed {
@@ -532,7 +538,8 @@ fn a_misconfigured_events_extension_fails_the_build() {
         .event(EventType::new::<Rotated>("twice"))
         .event(
             EventType::new::<Audited>("hooks").delivery([mcp_framework::events::Delivery::Webhook]),
-        );
+        )
+        .event(EventType::new::<Alert>("mixed").arguments(|_: &Deployed, _: &NoArgs| true));
     let err = Server::builder()
         .tools(ToolSet::new())
         .prompts(PromptSet::new())
@@ -543,6 +550,7 @@ fn a_misconfigured_events_extension_fails_the_build() {
         .to_string();
     assert!(err.contains("`twice` is defined twice"), "{err}");
     assert!(err.contains("configure Events::webhooks"), "{err}");
+    assert!(err.contains("not its payload type"), "{err}");
     let unbuilt = Events::new().event(EventType::new::<Deployed>("x"));
     assert!(matches!(
         unbuilt.emitter().emit(Deployed { n: 1 }),

@@ -66,6 +66,8 @@ pub struct EventType {
     pub(super) policy: ScopePolicy,
     pub(super) retain_events: usize,
     pub(super) retain_bytes: usize,
+    /// A mistake in its definition, reported by `build()`.
+    pub(super) problem: Option<String>,
 }
 
 impl std::fmt::Debug for EventType {
@@ -104,6 +106,7 @@ impl EventType {
             policy: ScopePolicy::Challenge,
             retain_events: 1000,
             retain_bytes: 1 << 20,
+            problem: None,
         }
     }
 
@@ -124,13 +127,14 @@ impl EventType {
         A: DeserializeOwned + JsonSchema + Send + Sync + 'static,
         F: Fn(&T, &A) -> bool + Send + Sync + 'static,
     {
-        assert_eq!(
-            TypeId::of::<T>(),
-            self.payload,
-            "EventType::arguments: the filter of `{}` must take its payload type, `{}`",
-            self.name,
-            self.payload_name
-        );
+        if TypeId::of::<T>() != self.payload {
+            self.problem = Some(format!(
+                "`{}`: the filter given to `arguments` takes `{}`, not its payload type `{}`",
+                self.name,
+                std::any::type_name::<T>(),
+                self.payload_name
+            ));
+        }
         let mut schema = input_schema_for::<A>();
         // Arguments the type does not name are refused: a client that misspells a filter
         // would otherwise get everything and believe it filtered.

@@ -61,6 +61,9 @@ impl Shared {
         let mut served = Vec::new();
         let (mut by_name, mut by_payload) = (HashMap::new(), HashMap::new());
         for (i, kind) in types.iter().enumerate() {
+            if let Some(problem) = &kind.problem {
+                problems.push(problem.clone());
+            }
             if kind.name.is_empty() {
                 problems.push("an event type has an empty name".to_owned());
             }
