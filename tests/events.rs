@@ -876,3 +876,28 @@ async fn webhooks_go_to_public_https_endpoints_only_by_default() {
     }
     assert!(receiver.got.lock().unwrap().is_empty(), "nothing was sent");
 }
+
+#[tokio::test]
+async fn a_host_cannot_be_flooded_with_verification_challenges() {
+    use mcp_framework::events::Webhooks;
+    let receiver = Receiver::default();
+    let base = receiver.start().await;
+    let (server, _emitter) =
+        webhook_server(Webhooks::new().allow_plain_http().allow_private_networks());
+    let r = tests::wire::start_authenticated(server).await;
+    let mut codes = Vec::new();
+    for n in 0..12 {
+        // An endpoint that never echoes the challenge, under a new URL each time.
+        let params = json!({"name": "deploy.finished",
+            "delivery": {"url": format!("{base}/mute?n={n}"), "secret": whsec()}});
+        let resp = post(&r, &request(1, "events/subscribe", params))
+            .header("x-user", "mallory")
+            .send()
+            .await
+            .unwrap();
+        codes.push(json_of(resp).await.1["error"]["code"].clone());
+    }
+    let challenged = codes.iter().filter(|c| **c == -32027).count();
+    let limited = codes.iter().filter(|c| **c == -32025).count();
+    assert_eq!((challenged, limited), (10, 2), "{codes:?}");
+}

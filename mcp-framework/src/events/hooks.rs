@@ -8,6 +8,10 @@ use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
 
+/// At most this many verification POSTs to one host per [`CHALLENGE_WINDOW`].
+const CHALLENGES_PER_HOST: u32 = 10;
+const CHALLENGE_WINDOW: Duration = Duration::from_secs(60);
+
 /// Webhook delivery, configured: give it to [`Events::webhooks`](super::Events::webhooks).
 #[derive(Debug, Clone)]
 #[must_use]
@@ -133,6 +137,9 @@ pub(super) struct Hooks {
     pub(super) subscriptions: Mutex<HashMap<String, Arc<Subscription>>>,
     /// `(principal, url)` pairs whose endpoint proved it wants deliveries, until when.
     pub(super) verified: Mutex<HashMap<(String, String), Instant>>,
+    /// Verification POSTs sent to each host in the current minute (a victim's URL cannot be
+    /// flooded with challenges by subscribing it many times).
+    pub(super) challenges: Mutex<HashMap<String, (Instant, u32)>>,
 }
 
 impl Hooks {
@@ -151,7 +158,27 @@ impl Hooks {
             http,
             subscriptions: Mutex::new(HashMap::new()),
             verified: Mutex::new(HashMap::new()),
+            challenges: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// Takes one of the host's verification POSTs for this minute; `false` when they are
+    /// spent.
+    pub(super) fn may_challenge(&self, host: &str) -> bool {
+        let now = Instant::now();
+        let mut challenges = self.challenges.lock().expect("challenges");
+        if challenges.len() > 4096 {
+            challenges.retain(|_, (since, _)| now.duration_since(*since) < CHALLENGE_WINDOW);
+        }
+        let (since, sent) = challenges.entry(host.to_owned()).or_insert((now, 0));
+        if now.duration_since(*since) >= CHALLENGE_WINDOW {
+            (*since, *sent) = (now, 0);
+        }
+        if *sent >= CHALLENGES_PER_HOST {
+            return false;
+        }
+        *sent += 1;
+        true
     }
 
     pub(super) fn remove(&self, id: &str) {

@@ -238,13 +238,25 @@ pub(super) async fn subscribe(
         status: Mutex::new(Status::default()),
         watermark: std::sync::atomic::AtomicU64::new(start.after),
     });
-    if let Some(old) = hooks
-        .subscriptions
-        .lock()
-        .expect("subscriptions")
-        .insert(id.clone(), sub.clone())
     {
-        old.ended.cancel();
+        // Checked again: others may have subscribed while this endpoint was verified.
+        let mut subs = hooks.subscriptions.lock().expect("subscriptions");
+        let mine = subs
+            .values()
+            .filter(|s| s.principal == sub.principal)
+            .count();
+        if !subs.contains_key(&id)
+            && (subs.len() >= config.max_subscriptions || mine >= config.max_per_principal)
+        {
+            return Err(ErrorObject::new(
+                codes::RESOURCE_EXHAUSTED,
+                "Resource exhausted: too many webhook subscriptions",
+            )
+            .with_data(json!({"limit": "subscriptions"})));
+        }
+        if let Some(old) = subs.insert(id.clone(), sub.clone()) {
+            old.ended.cancel();
+        }
     }
     tokio::spawn(delivery::run(shared.clone(), index, sub, keep, start.after));
     Ok(json!({
@@ -282,6 +294,13 @@ async fn verify(
         .is_some_and(|until| *until > Instant::now())
     {
         return Ok(());
+    }
+    if !hooks.may_challenge(url.host_str().unwrap_or_default()) {
+        return Err(ErrorObject::new(
+            codes::RESOURCE_EXHAUSTED,
+            "Resource exhausted: too many endpoint verifications for this host; retry in a minute",
+        )
+        .with_data(json!({"limit": "verificationsPerHost"})));
     }
     let nonce = crate::unguessable::hex_id();
     let body = json!({"type": "verification", "challenge": nonce}).to_string();
