@@ -3,6 +3,7 @@
 //! and serves the transport it names). The only module that names the transports: it hands
 //! them the runtime state, and they never see a `Server`.
 
+mod build;
 pub(crate) mod builder;
 mod cli;
 #[cfg(feature = "cli")]
