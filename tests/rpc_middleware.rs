@@ -8,7 +8,7 @@
 use std::sync::{Arc, Mutex};
 
 use mcp_framework::extension::{Extension, Setup};
-use mcp_framework::middleware::{RpcMiddleware, RpcNotification, RpcRequest};
+use mcp_framework::middleware::{RpcMessage, RpcMiddleware, RpcNotification, RpcRequest};
 use mcp_framework::protocol::{ErrorObject, JsonObject};
 use mcp_framework::{Context, Server};
 use serde_json::{Value, json};
@@ -38,17 +38,18 @@ impl RpcMiddleware for Policy {
         None
     }
 
-    fn message(&self, request: &RpcRequest, message: &mut Value) -> bool {
-        let what = message["method"].as_str().unwrap_or("response").to_owned();
+    fn message(&self, request: &RpcRequest, message: &mut RpcMessage) -> bool {
+        let json = message.json();
+        let what = json["method"].as_str().unwrap_or("response").to_owned();
         self.0
             .lock()
             .unwrap()
             .push(format!("app {} {what}", request.method()));
-        if message["method"] == "notifications/progress" && message["params"]["progress"] == 2.0 {
+        if json["method"] == "notifications/progress" && json["params"]["progress"] == 2.0 {
             return false;
         }
-        if let Some(sum) = message["result"]["structuredContent"]["sum"].as_f64() {
-            message["result"]["structuredContent"]["sum"] = json!(sum + 1000.0);
+        if let Some(sum) = json["result"]["structuredContent"]["sum"].as_f64() {
+            message.json_mut()["result"]["structuredContent"]["sum"] = json!(sum + 1000.0);
         }
         true
     }
@@ -79,8 +80,11 @@ impl RpcMiddleware for ProbeMiddleware {
         None
     }
 
-    fn message(&self, request: &RpcRequest, message: &mut Value) -> bool {
-        let what = message["method"].as_str().unwrap_or("response").to_owned();
+    fn message(&self, request: &RpcRequest, message: &mut RpcMessage) -> bool {
+        let what = message.json()["method"]
+            .as_str()
+            .unwrap_or("response")
+            .to_owned();
         self.0
             .lock()
             .unwrap()

@@ -125,6 +125,19 @@ fn bench(c: &mut Criterion) {
     c.bench_function("tools/call add, one pass-through layer", |b| {
         b.iter(|| rt.block_on(layered.handle_message(std::hint::black_box(CALL))));
     });
+    // JSON-RPC middleware that lets everything through: what the seam costs when it is
+    // used (the request's params and the response parsed and written again).
+    struct PassThrough;
+    impl mcp_framework::middleware::RpcMiddleware for PassThrough {}
+    let rpc = builder()
+        .rpc_middleware(PassThrough)
+        .build()
+        .expect("builds");
+    c.bench_function("tools/call add, one pass-through RpcMiddleware", |b| {
+        b.iter(|| rt.block_on(rpc.handle_message(std::hint::black_box(CALL))));
+    });
+    #[cfg(feature = "events")]
+    events(c, &rt);
     c.bench_function("tools/list (102 tools, cached)", |b| {
         b.iter(|| rt.block_on(server.handle_message(std::hint::black_box(LIST))));
     });
@@ -156,6 +169,69 @@ fn bench(c: &mut Criterion) {
         });
     }
     group.finish();
+}
+
+/// An occurrence of the benchmark's event type.
+#[cfg(feature = "events")]
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Tick {
+    n: u64,
+}
+
+/// Which ticks a subscription wants.
+#[cfg(feature = "events")]
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Every {
+    nth: u64,
+}
+
+/// `events/poll` of 100 retained occurrences of which a tenth pass the filter, and one
+/// `emit`, beside `tools/call add` (the same run gives the ratio).
+#[cfg(feature = "events")]
+fn events(c: &mut Criterion, rt: &tokio::runtime::Runtime) {
+    use mcp_framework::events::{EventType, Events};
+    let events = Events::new().event(
+        EventType::new::<Tick>("tick")
+            .arguments(|t: &Tick, every: &Every| t.n.is_multiple_of(every.nth)),
+    );
+    let emitter = events.emitter();
+    let server = builder().extension(events).build().expect("builds");
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1.0.0"}}"#;
+    let first = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"events/poll","params":{{"name":"tick","arguments":{{"nth":10}},{meta}}}}}"#
+    );
+    let answer = rt
+        .block_on(server.handle_message(first.as_bytes()))
+        .expect("answer");
+    let answer: Value = serde_json::from_slice(&answer).expect("JSON");
+    let cursor = answer["result"]["cursor"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a cursor: {answer}"))
+        .to_owned();
+    for n in 0..100 {
+        emitter.emit(Tick { n }).expect("emits");
+    }
+    let poll = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"events/poll","params":{{"name":"tick","cursor":"{cursor}","arguments":{{"nth":10}},{meta}}}}}"#
+    );
+    let answer = rt
+        .block_on(server.handle_message(poll.as_bytes()))
+        .expect("answer");
+    let answer: Value = serde_json::from_slice(&answer).expect("JSON");
+    assert_eq!(
+        answer["result"]["events"].as_array().map(Vec::len),
+        Some(10)
+    );
+    c.bench_function("events/poll, 10 of 100 retained pass the filter", |b| {
+        b.iter(|| rt.block_on(server.handle_message(std::hint::black_box(poll.as_bytes()))));
+    });
+    let mut n = 100;
+    c.bench_function("events emit (no subscriber waiting)", |b| {
+        b.iter(|| {
+            n += 1;
+            emitter.emit(Tick { n }).expect("emits")
+        });
+    });
 }
 
 criterion_group!(benches, bench);

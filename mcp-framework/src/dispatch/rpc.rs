@@ -6,7 +6,7 @@
 //!
 //! [`RpcMiddleware`]: crate::middleware::RpcMiddleware
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use bytes::Bytes;
 use serde_json::Value;
@@ -14,7 +14,7 @@ use serde_json::value::RawValue;
 
 use super::carrier::Carrier;
 use super::reply::{Failure, Reply};
-use crate::middleware::rpc::{Passed, RpcChain, RpcNotification, RpcRequest};
+use crate::middleware::rpc::{Passed, RpcChain, RpcMessage, RpcNotification, RpcRequest};
 use crate::peer::MessageMap;
 use crate::protocol::jsonrpc::{Notification, Request};
 use crate::protocol::{ErrorObject, RequestId};
@@ -43,8 +43,10 @@ pub(crate) fn enter(
     let rpc = RpcRequest {
         method: request.method.clone(),
         id: request.id.clone(),
-        params: params_value(request.params.as_deref()),
+        raw: request.params.clone(),
+        params: OnceLock::new(),
         principal: carrier.principal().cloned(),
+        touched: false,
     };
     let (passed, answer) = chain.request(rpc);
     let around = Around {
@@ -58,14 +60,16 @@ pub(crate) fn enter(
         };
         return Err(leave(&around, reply));
     }
-    let params = &around.passed.request.params;
-    request.params = if params.is_null() {
-        None
-    } else {
-        serde_json::value::to_raw_value(params).ok()
-    };
-    // Read `_meta` again: the middleware may have changed it.
-    carrier.meta = None;
+    if around.passed.request.touched {
+        let params = around.passed.request.params();
+        request.params = if params.is_null() {
+            None
+        } else {
+            serde_json::value::to_raw_value(params).ok()
+        };
+        // Read `_meta` again: the middleware may have changed it.
+        carrier.meta = None;
+    }
     carrier.sink = carrier.sink.map(|sink| sink.mapped(around.map()));
     Ok((request, carrier, around))
 }
@@ -75,41 +79,41 @@ impl Around {
     fn map(&self) -> MessageMap {
         let (chain, passed) = (self.chain.clone(), self.passed.clone());
         MessageMap(Arc::new(move |message: Bytes| {
-            let Ok(mut value) = serde_json::from_slice::<Value>(&message) else {
-                return Some(message);
-            };
-            if !chain.message(&passed, &mut value) {
-                return None;
-            }
-            Some(Bytes::from(value.to_string()))
+            let mut message = RpcMessage::new(message);
+            chain
+                .message(&passed, &mut message)
+                .then(|| message.into_bytes())
         }))
     }
 }
 
-/// The request's reply, passed back through the middleware that saw the request.
+/// The request's reply, passed back through the middleware that saw the request (the
+/// reply itself when none of them changed it).
 pub(crate) fn leave(around: &Around, reply: Reply) -> Reply {
     let id: &RequestId = &around.passed.request.id;
-    let (mut message, failure) = match reply {
-        Reply::Result(bytes) => {
-            let result = serde_json::from_slice::<Value>(&bytes).unwrap_or(Value::Null);
-            (
-                serde_json::json!({"jsonrpc": "2.0", "id": id.to_value(), "result": result}),
-                Failure::Answered,
-            )
+    let (envelope, failure) = match &reply {
+        Reply::Result(result) => (envelope(id, "result", result), Failure::Answered),
+        Reply::Error(e, failure) => {
+            let error = serde_json::to_vec(e).unwrap_or_default();
+            (envelope(id, "error", &error), failure.clone())
         }
-        Reply::Error(e, failure) => (
-            serde_json::json!({"jsonrpc": "2.0", "id": id.to_value(), "error": e}),
-            failure,
-        ),
-        Reply::Listen(mut listen) => {
-            listen.map_notifications(around.map());
-            return Reply::Listen(listen);
+        Reply::Listen(_) | Reply::Cancelled => {
+            return match reply {
+                Reply::Listen(mut listen) => {
+                    listen.map_notifications(around.map());
+                    Reply::Listen(listen)
+                }
+                other => other,
+            };
         }
-        Reply::Cancelled => return Reply::Cancelled,
     };
+    let mut message = RpcMessage::new(envelope);
     // A response is never dropped.
     let _ = around.chain.message(&around.passed, &mut message);
-    let Value::Object(mut message) = message else {
+    if !message.changed() {
+        return reply;
+    }
+    let Value::Object(mut message) = message.into_json() else {
         return Reply::Error(
             ErrorObject::internal("a JSON-RPC middleware replaced the response with a non-object"),
             Failure::Answered,
@@ -125,6 +129,19 @@ pub(crate) fn leave(around: &Around, reply: Reply) -> Reply {
     }
     let result = message.remove("result").unwrap_or(Value::Null);
     Reply::Result(Bytes::from(result.to_string()))
+}
+
+/// `{"jsonrpc":"2.0","id":…,"<member>":<body>}` around an already serialized body.
+fn envelope(id: &RequestId, member: &str, body: &[u8]) -> Bytes {
+    let mut out = Vec::with_capacity(body.len() + member.len() + 48);
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    serde_json::to_writer(&mut out, id).expect("an id serializes");
+    out.extend_from_slice(b",\"");
+    out.extend_from_slice(member.as_bytes());
+    out.extend_from_slice(b"\":");
+    out.extend_from_slice(body);
+    out.push(b'}');
+    Bytes::from(out)
 }
 
 /// A client notification through the chain: `None` when a middleware dropped it, else the

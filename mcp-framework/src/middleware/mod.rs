@@ -56,7 +56,7 @@ pub use from_fn::{FromFn, FromFnLayer, Next, from_fn};
 pub use limit::{concurrency_limit, timeout};
 #[cfg(feature = "rate-limit")]
 pub use rate_limit::{RateLimit, RateLimitLayer};
-pub use rpc::{RpcMiddleware, RpcNotification, RpcRequest};
+pub use rpc::{RpcMessage, RpcMiddleware, RpcNotification, RpcRequest};
 pub use tower::BoxError;
 pub use tower::limit::ConcurrencyLimitLayer;
 pub use tower::timeout::TimeoutLayer;

@@ -19,9 +19,11 @@
 //! ([`ServerBuilder::layer`](crate::ServerBuilder::layer)). With none added, messages take
 //! the same path as without this module.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
+use bytes::Bytes;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::principal::Principal;
 use crate::protocol::{ErrorObject, JsonObject, RequestId};
@@ -56,9 +58,9 @@ pub trait RpcMiddleware: Send + Sync + 'static {
 
     /// A message sent for `request` — a notification, a request to the client, or the
     /// response (`{"jsonrpc", "id", "result"}` or `{…, "error"}`) — before it is written:
-    /// change it in place, or return `false` to drop it (a response is never dropped; its
-    /// `false` is ignored).
-    fn message(&self, request: &RpcRequest, message: &mut Value) -> bool {
+    /// read it ([`RpcMessage::json`]) or change it ([`RpcMessage::json_mut`]), or return
+    /// `false` to drop it (a response is never dropped; its `false` is ignored).
+    fn message(&self, request: &RpcRequest, message: &mut RpcMessage) -> bool {
         let _ = (request, message);
         true
     }
@@ -76,8 +78,14 @@ pub trait RpcMiddleware: Send + Sync + 'static {
 pub struct RpcRequest {
     pub(crate) method: String,
     pub(crate) id: RequestId,
-    pub(crate) params: Value,
+    /// The params as they came (`None` when there were none).
+    pub(crate) raw: Option<Box<RawValue>>,
+    /// The params, parsed the first time a middleware looks at them.
+    pub(crate) params: OnceLock<Value>,
     pub(crate) principal: Option<Principal>,
+    /// Whether a middleware asked for the params mutably (the request is then written
+    /// again before dispatch; otherwise the bytes it came with are kept).
+    pub(crate) touched: bool,
 }
 
 impl RpcRequest {
@@ -91,23 +99,31 @@ impl RpcRequest {
         &self.id
     }
 
-    /// The params (`null` when the request had none).
+    /// The params (`null` when the request had none), parsed on the first call.
     pub fn params(&self) -> &Value {
-        &self.params
+        self.params.get_or_init(|| {
+            self.raw
+                .as_deref()
+                .and_then(|p| serde_json::from_str(p.get()).ok())
+                .unwrap_or(Value::Null)
+        })
     }
 
-    /// The params, to change.
+    /// The params, to change: the request is dispatched with what this leaves.
     pub fn params_mut(&mut self) -> &mut Value {
-        &mut self.params
+        self.params();
+        self.touched = true;
+        self.params.get_mut().expect("parsed above")
     }
 
     /// The params' `_meta`, created when absent (the params become an object if they were
     /// `null`). Entries it does not know are kept.
     pub fn meta_mut(&mut self) -> &mut JsonObject {
-        if !self.params.is_object() {
-            self.params = Value::Object(JsonObject::new());
+        let params = self.params_mut();
+        if !params.is_object() {
+            *params = Value::Object(JsonObject::new());
         }
-        let params = self.params.as_object_mut().expect("an object");
+        let params = params.as_object_mut().expect("an object");
         let meta = params
             .entry("_meta")
             .or_insert_with(|| Value::Object(JsonObject::new()));
@@ -147,6 +163,59 @@ impl RpcNotification {
     }
 }
 
+/// A message on its way out as JSON-RPC middleware sees it: parsed the first time it is
+/// looked at, and serialized again only when it was changed.
+#[derive(Debug)]
+pub struct RpcMessage {
+    bytes: Bytes,
+    value: OnceLock<Value>,
+    changed: bool,
+}
+
+impl RpcMessage {
+    /// The message as serialized for the transport.
+    pub(crate) fn new(bytes: Bytes) -> Self {
+        Self {
+            bytes,
+            value: OnceLock::new(),
+            changed: false,
+        }
+    }
+
+    /// The message (parsed on the first call; `null` if it is not JSON, which the
+    /// server never sends).
+    pub fn json(&self) -> &Value {
+        self.value
+            .get_or_init(|| serde_json::from_slice(&self.bytes).unwrap_or(Value::Null))
+    }
+
+    /// The message, to change: what is written is what this leaves.
+    pub fn json_mut(&mut self) -> &mut Value {
+        self.json();
+        self.changed = true;
+        self.value.get_mut().expect("parsed above")
+    }
+
+    /// Whether a middleware asked to change the message.
+    pub(crate) fn changed(&self) -> bool {
+        self.changed
+    }
+
+    /// The message as it is to be written.
+    pub(crate) fn into_bytes(mut self) -> Bytes {
+        match self.value.take() {
+            Some(value) if self.changed => Bytes::from(value.to_string()),
+            _ => self.bytes,
+        }
+    }
+
+    /// The message as JSON, parsing it if no middleware did.
+    pub(crate) fn into_json(mut self) -> Value {
+        self.json();
+        self.value.take().expect("parsed above")
+    }
+}
+
 /// The middleware of a server, in order (built once, by `build()`).
 #[derive(Clone, Default)]
 pub(crate) struct RpcChain(pub(crate) Vec<Arc<dyn RpcMiddleware>>);
@@ -183,7 +252,7 @@ impl RpcChain {
 
     /// Runs the message hooks of those that saw `passed`, innermost first; `false` when
     /// one dropped it.
-    pub(crate) fn message(&self, passed: &Passed, message: &mut Value) -> bool {
+    pub(crate) fn message(&self, passed: &Passed, message: &mut RpcMessage) -> bool {
         self.0[..passed.depth]
             .iter()
             .rev()
