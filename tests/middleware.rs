@@ -91,7 +91,7 @@ fn note(id: u32) -> String {
 /// Asks the user for a name (an `InputRequiredResult` on 2026-07-28).
 #[tool(register = false)]
 async fn ask(cx: Context) -> Result<String, mcp_framework::ToolError> {
-    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    #[derive(serde::Deserialize, schemars::JsonSchema, mcp_framework::Form)]
     struct Name {
         name: String,
     }

@@ -557,7 +557,7 @@ async fn wait_for_cancel(ctx: mcp_framework::Context) -> String {
 }
 
 /// A yes or no.
-#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[derive(serde::Deserialize, schemars::JsonSchema, mcp_framework::Form)]
 struct Confirm {
     /// Go ahead?
     confirm: bool,

@@ -22,7 +22,7 @@ use tests::wire::{json_of, legacy_post, legacy_session, post, request, start_aut
 
 const TASKS: &str = "io.modelcontextprotocol/tasks";
 
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize, JsonSchema, mcp_framework::Form)]
 struct Approval {
     /// Whether to go ahead.
     approve: bool,

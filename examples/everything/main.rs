@@ -35,7 +35,7 @@ use mcp_framework::events::{Emitter, EventType, Events};
 use mcp_framework::middleware::{self, AuditLayer};
 use mcp_framework::protocol::{CreateMessageRequestParams, JsonObject, Root, SamplingMessage};
 use mcp_framework::{
-    CallToolResult, CompletionRequest, Content, Context, Elicitation, PromptMessage, Role,
+    CallToolResult, CompletionRequest, Content, Context, Elicitation, Form, PromptMessage, Role,
     SchemaProfile, Server, ServerHandle, State, ToolDefinition, ToolError, ToolSet, prompt,
     prompts, resource, tool, tools,
 };
@@ -565,7 +565,7 @@ fn test_invalid_structured_output() -> Reading {
 }
 
 /// The name asked of the user.
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize, JsonSchema, Form)]
 struct Name {
     /// Your name.
     name: String,
@@ -678,7 +678,7 @@ async fn test_input_required_result_list_roots(ctx: Context) -> Result<String, T
 }
 
 /// A yes-or-no answer.
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize, JsonSchema, Form)]
 struct Confirmation {
     /// Whether to go ahead.
     ok: bool,
@@ -714,7 +714,7 @@ async fn test_input_required_result_multiple_inputs(ctx: Context) -> Result<Stri
 }
 
 /// A favourite colour.
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize, JsonSchema, Form)]
 struct Color {
     /// The colour.
     color: String,
@@ -772,7 +772,7 @@ async fn test_input_required_result_capabilities(ctx: Context) -> Result<String,
 }
 
 /// Some context for the prompt.
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize, JsonSchema, Form)]
 struct PromptContext {
     /// What the prompt should be about.
     context: String,
@@ -836,7 +836,7 @@ async fn protocol_error_job() -> String {
 }
 
 /// A yes-or-no answer to go ahead.
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize, JsonSchema, Form)]
 struct DeleteConfirmation {
     /// Whether to go ahead.
     confirm: bool,

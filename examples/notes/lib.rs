@@ -17,9 +17,9 @@ use std::collections::BTreeMap;
 use std::sync::{LazyLock, Mutex, MutexGuard, PoisonError};
 
 use mcp_framework::{
-    CompletionRequest, Content, Context, Elicitation, Error, ErrorObject, Json, PromptMessage,
-    ResourceContents, ResourceDefinition, ResourceSet, Role, Server, ServerBuilder, ServerHandle,
-    ToolError, prompt, prompts, resource, resources, tool, tools,
+    CompletionRequest, Content, Context, Elicitation, Error, ErrorObject, Form, Json,
+    PromptMessage, ResourceContents, ResourceDefinition, ResourceSet, Role, Server, ServerBuilder,
+    ServerHandle, ToolError, prompt, prompts, resource, resources, tool, tools,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -232,7 +232,7 @@ fn edit_note(
 }
 
 /// The confirmation `delete_note` asks for.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, JsonSchema, Form)]
 struct Confirm {
     /// Check to delete the note.
     confirm: bool,

@@ -72,11 +72,12 @@ pub use card::ServerCard;
 pub use clap;
 pub use completion::{Completer, CompletionRequest, IntoCompletion, completer};
 pub use context::ask::{Ask, Elicitation};
+pub use context::form::{Form, FormChoice, FormField};
 pub use context::{Context, FromContext, State};
 pub use error::{ContextError, Error, ToolError};
 pub use future::BoxFuture;
 pub use location::Location;
-pub use mcp_macros::{prompt, resource, skills, tool, tool_impl};
+pub use mcp_macros::{Form, prompt, resource, skills, tool, tool_impl};
 pub use mrtr::StateKey;
 pub use outcome::{
     Blob, IntoPromptResult, IntoResourceContents, IntoToolResult, Json, StructuredOutput,

@@ -16,6 +16,7 @@ use proc_macro::TokenStream;
 
 mod docs;
 mod expand;
+mod form;
 mod model;
 mod parse;
 mod paths;
@@ -354,6 +355,48 @@ fn debug(
         }
     }
     tokens
+}
+
+/// Makes a struct an elicitation form (`ctx.elicit::<T>(…)`), or a unit-only enum a choice
+/// in one. Every field of the struct must be a `FormField` — a string, number, integer,
+/// boolean, an enum deriving `Form`, a `Vec` of such an enum (multi-select), or an
+/// `Option` of one of these — and a field that is not is a compile error at its type.
+/// Fields serde skips are not asked; `#[serde(flatten)]` is refused (forms are flat).
+///
+/// ```
+/// use mcp_framework::Form;
+/// use schemars::JsonSchema;
+/// use serde::Deserialize;
+///
+/// /// A size to pick.
+/// #[derive(Deserialize, JsonSchema, Form)]
+/// enum Size { Small, Large }
+///
+/// /// An order.
+/// #[derive(Deserialize, JsonSchema, Form)]
+/// struct Order {
+///     /// How many.
+///     count: u32,
+///     /// Which size.
+///     size: Size,
+///     /// Anything to add.
+///     note: Option<String>,
+/// }
+/// ```
+///
+/// ```compile_fail
+/// use mcp_framework::Form;
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema, Form)]
+/// struct Order {
+///     items: Vec<String>, // error: `Vec<String>` cannot be a field of an elicitation form
+/// }
+/// ```
+#[proc_macro_derive(Form)]
+pub fn derive_form(input: TokenStream) -> TokenStream {
+    form::derive(input.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
 }
 
 /// Embeds a folder of [Agent Skills](https://agentskills.io/specification) in the binary:

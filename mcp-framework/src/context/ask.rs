@@ -5,7 +5,6 @@
 
 use std::fmt;
 
-use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -61,14 +60,12 @@ impl Context {
         self.inner.suspension.stopped().await;
     }
 
-    /// Form elicitation for `T` (a flat struct of strings, numbers, booleans and enums, as
-    /// elicitation allows): asks the user to fill in a form and returns what they did.
-    /// Requires the client's `elicitation` capability; without it the request fails with
-    /// `-32021`. Await it; [`Ask::key`] names the question.
-    pub fn elicit<T>(&self, message: impl Into<String>) -> Ask<'_, Elicitation<T>>
-    where
-        T: DeserializeOwned + JsonSchema + Send + 'static,
-    {
+    /// Form elicitation for `T` (a struct deriving [`Form`](crate::Form): strings, numbers,
+    /// booleans and enums, as elicitation allows, checked while compiling): asks the user
+    /// to fill in a form and returns what they did. Requires the client's `elicitation`
+    /// capability; without it the request fails with `-32021`. Await it; [`Ask::key`]
+    /// names the question.
+    pub fn elicit<T: crate::Form>(&self, message: impl Into<String>) -> Ask<'_, Elicitation<T>> {
         let form = match elicitation_schema::<T>() {
             Ok(schema) => self.elicit_with_schema(message, (*schema).clone()),
             Err(reason) => {

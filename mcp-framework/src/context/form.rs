@@ -1,14 +1,59 @@
-//! The `requestedSchema` of an elicitation form for a Rust type: the type's schema, inlined
-//! and flattened to what forms allow (one primitive type or an enum per field), checked once
-//! per type.
+//! Elicitation forms: the [`Form`] and [`FormField`] traits `#[derive(Form)]` implements
+//! (what a form may hold, checked while compiling), and the `requestedSchema` of a form —
+//! the type's schema, inlined and flattened to what forms allow (one primitive type or an
+//! enum per field), checked once per type.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::protocol::JsonObject;
+
+/// A struct a user can be asked to fill in (`ctx.elicit::<T>(…)`): implemented by
+/// `#[derive(Form)]`, which checks while compiling that every field is a [`FormField`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an elicitation form",
+    label = "add `#[derive(mcp_framework::Form)]` to it",
+    note = "a form is a struct of strings, numbers, booleans and enums (`#[derive(Form)]` checks each field)"
+)]
+pub trait Form: DeserializeOwned + JsonSchema + Send + 'static {}
+
+/// What a field of a [`Form`] may be: a string, number, integer or boolean, an enum of unit
+/// variants that derives `Form` (a choice), a `Vec` of such an enum (several choices), or an
+/// `Option` of any of these (a field the user may leave empty).
+///
+/// Implement it for a type of your own whose JSON Schema is one of those — a newtype around
+/// a string with a `format`, say; the schema is still checked when the form is asked.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a field of an elicitation form",
+    label = "forms hold strings, numbers, booleans and enums of unit variants",
+    note = "derive `Form` on a unit-only enum to offer a choice (a `Vec` of it for several); ask for lists or nested objects in separate questions"
+)]
+pub trait FormField {}
+
+macro_rules! form_fields {
+    ($($t:ty),*) => { $(impl FormField for $t {})* };
+}
+
+form_fields!(
+    String, bool, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64, char
+);
+
+impl FormField for std::borrow::Cow<'static, str> {}
+impl<T: FormField> FormField for Option<T> {}
+impl<T: FormChoice> FormField for Vec<T> {}
+impl<T: FormChoice> FormField for std::collections::BTreeSet<T> {}
+
+/// A choice in a form, offered as one of a list of strings: an enum of unit variants that
+/// derives `Form`. A `Vec` of one is a multi-select field.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be offered as a choice in an elicitation form",
+    label = "a multi-select field is a `Vec` of an enum of unit variants deriving `Form`"
+)]
+pub trait FormChoice: FormField {}
 
 type SchemaCache = Mutex<HashMap<std::any::TypeId, Result<Arc<JsonObject>, String>>>;
 

@@ -9,7 +9,7 @@
 //! client). Imports: the leaves only.
 
 pub(crate) mod ask;
-mod form;
+pub(crate) mod form;
 
 use std::fmt;
 use std::future::Future;
