@@ -91,6 +91,7 @@ impl Extension for Index {
 
 fn server(selected: &Arc<Mutex<Vec<String>>>) -> Server {
     Server::builder()
+        .name("ext")
         .tools(mcp_framework::ToolSet::new())
         .prompts(mcp_framework::PromptSet::new())
         .resources(mcp_framework::ResourceSet::new())
@@ -121,8 +122,14 @@ async fn custom_methods_answer_in_both_eras_and_settings_are_declared() {
         .await
         .unwrap();
     assert_eq!(
-        found,
-        json!({"matches": ["invoices-1-modern", "invoices-2-modern"]})
+        found["matches"],
+        json!(["invoices-1-modern", "invoices-2-modern"])
+    );
+    // A 2026-07-28 result carries what every result of the revision does.
+    assert_eq!(found["resultType"], "complete", "{found}");
+    assert_eq!(
+        found["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "ext",
+        "{found}"
     );
     // Params that do not read as the handler's type.
     let e = client
@@ -165,6 +172,7 @@ async fn custom_methods_answer_in_both_eras_and_settings_are_declared() {
         .request("com.example/search", json!({"query": "q", "limit": 1}))
         .await
         .unwrap();
+    // A legacy result is the handler's, as it wrote it.
     assert_eq!(found, json!({"matches": ["q-1-legacy"]}));
 }
 
@@ -177,7 +185,8 @@ async fn over_http_the_methods_answer_and_the_route_is_served() {
         .request("com.example/search", json!({"query": "x", "limit": 1}))
         .await
         .unwrap();
-    assert_eq!(found, json!({"matches": ["x-1-modern"]}));
+    assert_eq!(found["matches"], json!(["x-1-modern"]));
+    assert_eq!(found["resultType"], "complete", "{found}");
     // A modern notification over HTTP reaches its handler too.
     client
         .notify("com.example/search-selected", json!({"query": "x"}))

@@ -14,10 +14,10 @@ use crate::cache::{CachePolicy, ListKind, encode_cursor};
 use crate::catalog::Catalog;
 use crate::protocol::{
     CacheScope, CallToolResult, CompleteResult, Completion, CreateTaskResult, DiscoverResult,
-    EmptyResult, GetPromptResult, GetSkillResult, Icon, InitializeResult, InputRequiredResult,
-    JsonObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListSkillsResult, ProtocolVersion, ReadResourceDirectoryResult, ReadResourceResult, RequestId,
-    Resource, ResourceContents, ResultType, SkillEntry, SubscriptionsListenResult, ToolAnnotations,
+    EmptyResult, GetPromptResult, Icon, InitializeResult, InputRequiredResult, JsonObject,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ProtocolVersion,
+    ReadResourceResult, RequestId, ResourceContents, ResultType, SubscriptionsListenResult,
+    ToolAnnotations,
 };
 use crate::registry::entry::ToolEntry;
 use crate::runtime::state::ServerInner;
@@ -414,61 +414,24 @@ pub(crate) fn input_required(server: &ServerInner, mut result: InputRequiredResu
 }
 
 /// The final result of a `subscriptions/listen` ended by the server.
-/// A page of `skills/list` (cached like the resource list).
-pub(crate) fn skills_page<'a>(
-    server: &ServerInner,
-    skills: impl Iterator<Item = &'a SkillEntry>,
-    next_cursor: Option<String>,
-) -> Bytes {
-    let mut result = ListSkillsResult {
-        result_type: None,
-        skills: skills.cloned().collect(),
-        next_cursor,
-        ttl_ms: None,
-        cache_scope: None,
-        meta: None,
-    };
-    let stamped = stamp!(
-        server,
-        ProtocolVersion::LATEST,
-        &mut result,
-        server.config.cache.resources
-    );
-    encode(server, &result, stamped)
-}
-
-/// `skills/get` (cached like a resource read).
-pub(crate) fn skill(server: &ServerInner, entry: &SkillEntry) -> Bytes {
-    let mut result = GetSkillResult {
-        result_type: None,
-        skill: entry.clone(),
-        ttl_ms: None,
-        cache_scope: None,
-        meta: None,
-    };
-    let stamped = stamp!(
-        server,
-        ProtocolVersion::LATEST,
-        &mut result,
-        server.config.cache.read
-    );
-    encode(server, &result, stamped)
-}
-
-/// A page of `resources/directory/read`.
-pub(crate) fn directory_page<'a>(
-    server: &ServerInner,
-    children: impl Iterator<Item = &'a Resource>,
-    next_cursor: Option<String>,
-) -> Bytes {
-    let mut result = ReadResourceDirectoryResult {
-        result_type: None,
-        resources: children.cloned().collect(),
-        next_cursor,
-        meta: None,
-    };
-    let stamped = stamp!(server, ProtocolVersion::LATEST, &mut result);
-    encode(server, &result, stamped)
+/// The result of an extension's custom request. A 2026-07-28 result that is an object
+/// gets what every result of that revision carries: `resultType` (`"complete"` unless the
+/// handler said otherwise) and `_meta.serverInfo` (beside the handler's own keys).
+pub(crate) fn custom_result(server: &ServerInner, modern: bool, mut result: Value) -> Bytes {
+    if modern && let Value::Object(fields) = &mut result {
+        fields
+            .entry("resultType")
+            .or_insert_with(|| Value::String("complete".into()));
+        let meta = fields
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(JsonObject::new()));
+        if let Value::Object(meta) = meta {
+            for (k, v) in &server.server_info_meta {
+                meta.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    to_bytes(&result)
 }
 
 /// The answer to a call that became a task: `resultType: "task"` and the task's fields.

@@ -8,7 +8,7 @@ use std::fmt;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::form::elicitation_schema;
+use super::form::{Form, elicitation_schema};
 use super::{Asker, Context};
 use crate::error::ContextError;
 use crate::mrtr::Question;
@@ -60,12 +60,12 @@ impl Context {
         self.inner.suspension.stopped().await;
     }
 
-    /// Form elicitation for `T` (a struct deriving [`Form`](crate::Form): strings, numbers,
-    /// booleans and enums, as elicitation allows, checked while compiling): asks the user
-    /// to fill in a form and returns what they did. Requires the client's `elicitation`
+    /// Form elicitation for `T` (a struct deriving [`Form`]: strings, numbers, booleans
+    /// and enums, as elicitation allows, checked while compiling): asks the user to fill
+    /// in a form and returns what they did. Requires the client's `elicitation`
     /// capability; without it the request fails with `-32021`. Await it; [`Ask::key`]
     /// names the question.
-    pub fn elicit<T: crate::Form>(&self, message: impl Into<String>) -> Ask<'_, Elicitation<T>> {
+    pub fn elicit<T: Form>(&self, message: impl Into<String>) -> Ask<'_, Elicitation<T>> {
         let form = match elicitation_schema::<T>() {
             Ok(schema) => self.elicit_with_schema(message, (*schema).clone()),
             Err(reason) => {

@@ -16,7 +16,6 @@ mod reply;
 mod resolve;
 mod rpc;
 mod run;
-mod skills;
 mod task;
 mod views;
 
@@ -362,18 +361,22 @@ fn route<'a>(
                     .as_deref()
                     .and_then(|p| serde_json::from_str(p.get()).ok())
                     .unwrap_or(Value::Null);
+                let modern = !legacy;
                 let cx = run::context(server, request.id, era, carrier, Asker::None, None);
-                (boxed(extension_call(handler, params, cx)), target)
+                let run = extension_call(server.clone(), modern, handler, params, cx);
+                (boxed(run), target)
             }
             None => (Err(answer(server, method, &request, &era, &carrier)), None),
         },
     }
 }
 
-/// A custom request of an extension: its handler's result, or its error; a panic is an
-/// internal error, as a handler's is; a cancelled request stops its handler and answers
-/// nothing.
+/// A custom request of an extension: its handler's result (stamped as every result of the
+/// client's revision is), or its error; a panic is an internal error, as a handler's is; a
+/// cancelled request stops its handler and answers nothing.
 async fn extension_call(
+    server: Arc<ServerInner>,
+    modern: bool,
     handler: crate::extension::RequestFn,
     params: Value,
     cx: crate::context::Context,
@@ -387,9 +390,7 @@ async fn extension_call(
         () = cancel.cancelled() => return Reply::Cancelled,
     };
     match outcome {
-        Ok(Ok(result)) => Reply::Result(Bytes::from(
-            serde_json::to_vec(&result).expect("a JSON value serializes"),
-        )),
+        Ok(Ok(result)) => Reply::Result(render::custom_result(&server, modern, result)),
         Ok(Err(e)) => Reply::error(e),
         Err(panic) => Reply::error(ErrorObject::internal(format!(
             "the handler panicked: {}",
@@ -414,12 +415,6 @@ fn answer(
         "prompts/list" => list(server, ListKind::Prompts, era, carrier, params),
         "resources/list" => list(server, ListKind::Resources, era, carrier, params),
         "resources/templates/list" => list(server, ListKind::Templates, era, carrier, params),
-        "skills/list" | "skills/get" | "resources/directory/read"
-            if !legacy && server.skills.is_some() =>
-        {
-            let index = server.skills.as_ref().expect("skills").load();
-            skills::method(server, &index, method, params)
-        }
         "subscriptions/listen" if !legacy && server.config.listen.enabled => {
             let tasks = TaskListen {
                 declared: task::declared(era),

@@ -56,7 +56,7 @@ pub(crate) struct ServerInner {
     pub(crate) tasks: Option<Arc<Tasks>>,
     /// The skills (the Skills extension), when the server was built with any; swapped
     /// whole when they change at run time.
-    pub(crate) skills: Option<ArcSwap<SkillIndex>>,
+    pub(crate) skills: Option<Arc<ArcSwap<SkillIndex>>>,
     /// The extensions registered with the builder, and their methods.
     pub(crate) extensions: crate::extension::Extensions,
     /// The identity of every stdio session (taken from the environment at start-up).

@@ -23,6 +23,7 @@ use crate::registry::entry::ToolRules;
 use crate::registry::set::{PromptSet, ResourceSet, ToolSet, collected};
 use crate::runtime::state::{ServerInner, StateMap};
 use crate::skills::Skill;
+use crate::skills::extension::SkillsExtension;
 use crate::skills::index::SkillIndex;
 use crate::tasks::live::Tasks;
 use crate::tasks::{MemoryTaskStore, TaskSupport};
@@ -99,13 +100,18 @@ impl ServerBuilder {
                 serde_json::json!({"mimeTypes": [crate::apps::APP_MIME_TYPE]}),
             );
         }
-        if skills.is_some() {
-            extensions.insert(
-                keys::SKILLS_EXTENSION.into(),
-                serde_json::json!({"directoryRead": true}),
-            );
+        // The built-in Skills extension goes through the same registration as anyone's.
+        let skills = skills.map(|(index, _)| Arc::new(ArcSwap::from_pointee(index)));
+        let mut all_extensions = self.extensions;
+        if let Some(index) = &skills {
+            all_extensions.push(Box::new(SkillsExtension {
+                index: index.clone(),
+                page_size: self.config.page_size,
+                list_cache: self.config.cache.resources,
+                read_cache: self.config.cache.read,
+            }));
         }
-        let registered = crate::extension::Extensions::build(&self.extensions)
+        let registered = crate::extension::Extensions::build(&all_extensions)
             .map_err(|e| Error::Config(format!("extensions: {e}")))?;
         for (id, settings) in &registered.declared {
             if extensions.contains_key(id) {
@@ -199,7 +205,7 @@ impl ServerBuilder {
             )),
             middleware: self.layers.build(Route),
             tasks,
-            skills: skills.map(|(index, _)| ArcSwap::from_pointee(index)),
+            skills,
             stdio_principal: match (self.stdio_principal, &registered.stdio_principal) {
                 (Some(_), Some((ext, _))) => {
                     return Err(Error::Config(format!(

@@ -8,11 +8,13 @@
 //!
 //! Every file of a skill is an ordinary resource (`skill://<skill-path>/<file-path>`), so
 //! `resources/list` and `resources/read` serve them in both eras; `skills/list`,
-//! `skills/get` and `resources/directory/read` (2026-07-28) are answered by dispatch from
-//! the index.
+//! `skills/get` and `resources/directory/read` (2026-07-28) are the methods of
+//! `extension`, the extension registered through the public extension API like anyone's.
 //!
-//! Imports: the registry (files become resource definitions) and the leaves.
+//! Imports: the registry (files become resource definitions), the extension API and the
+//! leaves.
 
+pub(crate) mod extension;
 pub(crate) mod index;
 mod skill;
 
