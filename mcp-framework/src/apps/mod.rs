@@ -22,6 +22,8 @@
 //! # let _ = (view, refresh);
 //! ```
 
+pub(crate) mod extension;
+
 pub use crate::protocol::apps::{
     APP_MIME_TYPE, Requested, UI_EXTENSION, UI_SCHEME, UiCsp, UiPermissions, UiResourceMeta,
     UiToolMeta, Visibility,

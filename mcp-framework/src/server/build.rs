@@ -11,6 +11,7 @@ use tokio_util::sync::CancellationToken;
 use super::Server;
 use super::builder::ServerBuilder;
 use crate::admission::Admission;
+use crate::apps::extension::AppsExtension;
 use crate::bus::{EventBus, LocalBus};
 use crate::catalog::Catalog;
 use crate::error::Error;
@@ -94,15 +95,13 @@ impl ServerBuilder {
         if keeps_tasks {
             extensions.insert(keys::TASKS_EXTENSION.into(), serde_json::json!({}));
         }
-        if catalog.serves_views() {
-            extensions.insert(
-                keys::UI_EXTENSION.into(),
-                serde_json::json!({"mimeTypes": [crate::apps::APP_MIME_TYPE]}),
-            );
-        }
-        // The built-in Skills extension goes through the same registration as anyone's.
+        // The built-in Apps and Skills extensions go through the same registration as
+        // anyone's.
         let skills = skills.map(|(index, _)| Arc::new(ArcSwap::from_pointee(index)));
         let mut all_extensions = self.extensions;
+        if catalog.serves_views() {
+            all_extensions.push(Box::new(AppsExtension));
+        }
         if let Some(index) = &skills {
             all_extensions.push(Box::new(SkillsExtension {
                 index: index.clone(),
