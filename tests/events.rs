@@ -565,6 +565,8 @@ fn a_misconfigured_events_extension_fails_the_build() {
 struct Receiver {
     got: std::sync::Arc<std::sync::Mutex<Vec<(axum::http::HeaderMap, Value)>>>,
     fail: std::sync::Arc<std::sync::Mutex<Vec<u16>>>,
+    /// What `/raw` got, unverified: headers and body bytes.
+    raw: std::sync::Arc<std::sync::Mutex<Vec<(axum::http::HeaderMap, axum::body::Bytes)>>>,
 }
 
 const SECRET_BYTES: &[u8; 32] = b"0123456789abcdef0123456789abcdef";
@@ -578,17 +580,17 @@ fn whsec() -> String {
 }
 
 fn verify(headers: &axum::http::HeaderMap, body: &[u8]) -> bool {
-    use base64::Engine as _;
-    use hmac::{KeyInit as _, Mac as _};
-    let h = |n: &str| headers[n].to_str().unwrap().to_owned();
-    let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(SECRET_BYTES).unwrap();
-    mac.update(format!("{}.{}.", h("webhook-id"), h("webhook-timestamp")).as_bytes());
-    mac.update(body);
-    let expected = format!(
-        "v1,{}",
-        base64::engine::general_purpose::STANDARD.encode(mac.finalize().into_bytes())
-    );
-    h("webhook-signature").split(' ').any(|s| s == expected)
+    signed_with(SECRET_BYTES, headers, body)
+}
+
+/// Whether one of the signatures of `webhook-signature` is `key`'s.
+fn signed_with(key: &[u8], headers: &axum::http::HeaderMap, body: &[u8]) -> bool {
+    let expected = sign(key, headers, body);
+    headers["webhook-signature"]
+        .to_str()
+        .unwrap()
+        .split(' ')
+        .any(|s| s == expected)
 }
 
 impl Receiver {
@@ -617,8 +619,20 @@ impl Receiver {
                 }
             },
         );
+        let me = self.clone();
+        let raw = axum::routing::post(
+            move |headers: axum::http::HeaderMap, body: axum::body::Bytes| {
+                let me = me.clone();
+                async move {
+                    let value: Value = serde_json::from_slice(&body).unwrap();
+                    me.raw.lock().unwrap().push((headers, body));
+                    json!({"challenge": value["challenge"]}).to_string()
+                }
+            },
+        );
         let app = axum::Router::new()
             .route("/hook", hook)
+            .route("/raw", raw)
             .route("/mute", axum::routing::post(|| async { "ok" }));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let port = listener.local_addr().unwrap().port();
@@ -847,6 +861,106 @@ async fn webhooks_are_verified_signed_filtered_retried_and_ended() {
     .await;
     assert_eq!(gone["error"]["code"], -32023, "{gone}");
     assert_eq!(gone["error"]["data"]["kind"], "subscription");
+}
+
+/// Another Standard Webhooks secret (the first is [`whsec`]'s).
+const NEW_SECRET: &[u8; 32] = b"fedcba9876543210fedcba9876543210";
+
+#[tokio::test]
+async fn a_rotated_secret_signs_beside_the_new_one_for_its_grace_window() {
+    use base64::Engine as _;
+    use mcp_framework::events::Webhooks;
+    let receiver = Receiver::default();
+    let base = receiver.start().await;
+    let (server, emitter) = webhook_server(
+        Webhooks::new()
+            .allow_plain_http()
+            .allow_private_networks()
+            .rotation_grace(Duration::from_millis(500)),
+    );
+    let r = tests::wire::start_authenticated(server).await;
+    let subscribe = |secret: String| {
+        let params = json!({"name": "deploy.finished",
+            "delivery": {"mode": "webhook", "url": format!("{base}/raw"), "secret": secret}});
+        post(&r, &request(1, "events/subscribe", params))
+            .header("x-user", "ada")
+            .send()
+    };
+    let new = format!(
+        "whsec_{}",
+        base64::engine::general_purpose::STANDARD.encode(NEW_SECRET)
+    );
+    let delivered = |n: u64| {
+        let raw = receiver.raw.clone();
+        async move {
+            for _ in 0..300 {
+                let found = raw.lock().unwrap().iter().find_map(|(h, b)| {
+                    let v: Value = serde_json::from_slice(b).ok()?;
+                    (v["data"]["n"] == n).then(|| (h.clone(), b.clone()))
+                });
+                if let Some(found) = found {
+                    return found;
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            panic!("occurrence {n} was not delivered");
+        }
+    };
+    let signatures =
+        |h: &axum::http::HeaderMap| h["webhook-signature"].to_str().unwrap().split(' ').count();
+
+    let (_, first) = json_of(subscribe(whsec()).await.unwrap()).await;
+    let id = first["result"]["id"]
+        .as_str()
+        .expect("subscribed")
+        .to_owned();
+    emitter.emit(Deployed { n: 1 }).unwrap();
+    let (h, body) = delivered(1).await;
+    assert!(signed_with(SECRET_BYTES, &h, &body));
+    assert_eq!(signatures(&h), 1, "one secret, one signature");
+
+    // The refresh rotates the secret: both sign for the grace window, the new one first.
+    let (_, again) = json_of(subscribe(new.clone()).await.unwrap()).await;
+    assert_eq!(again["result"]["id"], id.as_str(), "{again}");
+    emitter.emit(Deployed { n: 2 }).unwrap();
+    let (h, body) = delivered(2).await;
+    assert!(signed_with(NEW_SECRET, &h, &body), "the new secret signs");
+    assert!(
+        signed_with(SECRET_BYTES, &h, &body),
+        "the old one still does"
+    );
+    assert_eq!(signatures(&h), 2);
+    assert!(
+        h["webhook-signature"]
+            .to_str()
+            .unwrap()
+            .starts_with(&format!("{} ", sign(NEW_SECRET, &h, &body)))
+    );
+
+    // After the window, the new secret alone.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    emitter.emit(Deployed { n: 3 }).unwrap();
+    let (h, body) = delivered(3).await;
+    assert!(signed_with(NEW_SECRET, &h, &body));
+    assert!(
+        !signed_with(SECRET_BYTES, &h, &body),
+        "the old secret signs no more"
+    );
+    assert_eq!(signatures(&h), 1);
+}
+
+/// The `v1,` signature of a delivery under `key`.
+fn sign(key: &[u8], headers: &axum::http::HeaderMap, body: &[u8]) -> String {
+    use base64::Engine as _;
+    use hmac::{KeyInit as _, Mac as _};
+    let h = |n: &str| headers[n].to_str().unwrap().to_owned();
+    let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(key).unwrap();
+    mac.update(format!("{}.{}.", h("webhook-id"), h("webhook-timestamp")).as_bytes());
+    mac.update(body);
+    format!(
+        "v1,{}",
+        base64::engine::general_purpose::STANDARD.encode(mac.finalize().into_bytes())
+    )
 }
 
 #[tokio::test]

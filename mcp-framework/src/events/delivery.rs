@@ -88,12 +88,13 @@ pub(super) fn signature(secret: &[u8], message_id: &str, timestamp: u64, body: &
     )
 }
 
-/// One attempt: POSTs `post` to `url`, signed with `secret` now.
+/// One attempt: POSTs `post` to `url`, signed now with each of `secrets` (several during a
+/// rotation: space-separated, as Standard Webhooks allows).
 pub(super) async fn post(
     hooks: &Hooks,
     url: &reqwest::Url,
     subscription: &str,
-    secret: &[u8],
+    secrets: &[Vec<u8>],
     post: &Post,
     read_answer: bool,
 ) -> Sent {
@@ -112,7 +113,11 @@ pub(super) async fn post(
         .header("webhook-timestamp", timestamp.to_string())
         .header(
             "webhook-signature",
-            signature(secret, &post.message_id, timestamp, &post.body),
+            secrets
+                .iter()
+                .map(|s| signature(s, &post.message_id, timestamp, &post.body))
+                .collect::<Vec<_>>()
+                .join(" "),
         )
         .header("x-mcp-subscription-id", subscription)
         .body(post.body.clone());
@@ -153,8 +158,8 @@ pub(super) async fn post(
 async fn deliver(hooks: &Hooks, sub: &Subscription, post: &Post) -> bool {
     let mut backoff = hooks.config.backoff;
     for attempt in 1..=hooks.config.attempts {
-        let secret = sub.secret.lock().expect("secret").clone();
-        match self::post(hooks, &sub.url, &sub.id, &secret, post, false).await {
+        let secrets = sub.secrets.lock().expect("secrets").signing();
+        match self::post(hooks, &sub.url, &sub.id, &secrets, post, false).await {
             Sent::Delivered(_) => {
                 let mut status = sub.status.lock().expect("status");
                 status.last_delivery_at =

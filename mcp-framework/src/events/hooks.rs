@@ -27,6 +27,7 @@ pub struct Webhooks {
     pub(super) private_allowed: bool,
     pub(super) http_allowed: bool,
     pub(super) verified: Vec<String>,
+    pub(super) rotation_grace: Duration,
 }
 
 impl Default for Webhooks {
@@ -38,7 +39,8 @@ impl Default for Webhooks {
 impl Webhooks {
     /// Grants an hour unless asked for less (at least a minute, at most a day); at most
     /// 1,024 subscriptions, 64 per principal; each delivery tried 4 times (after 1 s, 2 s,
-    /// 4 s), each attempt given 5 s; `https` only, to public addresses only.
+    /// 4 s), each attempt given 5 s; `https` only, to public addresses only; a replaced
+    /// secret signs beside the new one for 5 minutes.
     pub fn new() -> Self {
         Self {
             default_ttl: Duration::from_secs(3600),
@@ -52,6 +54,7 @@ impl Webhooks {
             private_allowed: false,
             http_allowed: false,
             verified: Vec::new(),
+            rotation_grace: Duration::from_secs(300),
         }
     }
 
@@ -101,6 +104,15 @@ impl Webhooks {
         self
     }
 
+    /// How long a subscription's replaced secret keeps signing deliveries beside the new
+    /// one after a refresh rotates it (Standard Webhooks multi-signature: `webhook-signature:
+    /// v1,<new> v1,<old>`), so that deliveries in flight verify under either secret while
+    /// the receiver switches over. Default 5 minutes; zero signs with the new one alone.
+    pub fn rotation_grace(mut self, grace: Duration) -> Self {
+        self.rotation_grace = grace;
+        self
+    }
+
     /// Callback URLs starting with `prefix` are known to want deliveries (an allowlist):
     /// no verification handshake is needed for them.
     pub fn verified(mut self, prefix: impl Into<String>) -> Self {
@@ -114,13 +126,50 @@ pub(super) struct Subscription {
     pub(super) id: String,
     pub(super) principal: String,
     pub(super) url: reqwest::Url,
-    pub(super) secret: Mutex<Vec<u8>>,
+    pub(super) secrets: Mutex<Secrets>,
     pub(super) expires: Mutex<Instant>,
     /// Ended by `events/unsubscribe` (or a newer subscription with its key).
     pub(super) ended: CancellationToken,
     pub(super) status: Mutex<Status>,
     /// The position every occurrence at or before which was delivered or given up on.
     pub(super) watermark: std::sync::atomic::AtomicU64,
+}
+
+/// A subscription's signing secrets: the current one, and the one a refresh replaced,
+/// until its grace window ends.
+pub(super) struct Secrets {
+    current: Vec<u8>,
+    previous: Option<(Vec<u8>, Instant)>,
+}
+
+impl Secrets {
+    pub(super) fn new(current: Vec<u8>) -> Self {
+        Self {
+            current,
+            previous: None,
+        }
+    }
+
+    /// Makes `next` the current secret; the one it replaces keeps signing for `grace`
+    /// (a refresh with the same secret changes nothing).
+    pub(super) fn rotate(&mut self, next: Vec<u8>, grace: Duration) {
+        if next == self.current {
+            return;
+        }
+        let old = std::mem::replace(&mut self.current, next);
+        self.previous = (!grace.is_zero()).then(|| (old, Instant::now() + grace));
+    }
+
+    /// The secrets that sign a delivery now, the current one first.
+    pub(super) fn signing(&self) -> Vec<Vec<u8>> {
+        let mut secrets = vec![self.current.clone()];
+        if let Some((old, until)) = &self.previous
+            && Instant::now() < *until
+        {
+            secrets.push(old.clone());
+        }
+        secrets
+    }
 }
 
 /// What `deliveryStatus` says.

@@ -19,7 +19,7 @@ use sha2::Digest as _;
 use tokio_util::sync::CancellationToken;
 
 use super::delivery::{self, Post, Sent};
-use super::hooks::{Hooks, Status, Subscription, Webhooks};
+use super::hooks::{Hooks, Secrets, Status, Subscription, Webhooks};
 use super::kind::Matcher;
 use super::lookup::{filter, find_indexed};
 use super::served::Shared;
@@ -192,8 +192,12 @@ pub(super) async fn subscribe(
         .get(&id)
         .cloned();
     if let Some(sub) = existing.filter(|s| !s.ended.is_cancelled()) {
-        // A refresh: the secret replaced, the TTL granted again.
-        *sub.secret.lock().expect("secret") = secret;
+        // A refresh: the secret replaced (the old one signs beside it for the grace
+        // window), the TTL granted again.
+        sub.secrets
+            .lock()
+            .expect("secrets")
+            .rotate(secret, config.rotation_grace);
         *sub.expires.lock().expect("expiry") = Instant::now() + ttl;
         let status = sub.status.lock().expect("status").clone();
         let watermark = sub.watermark.load(std::sync::atomic::Ordering::Acquire);
@@ -232,7 +236,7 @@ pub(super) async fn subscribe(
         id: id.clone(),
         principal,
         url,
-        secret: Mutex::new(secret),
+        secrets: Mutex::new(Secrets::new(secret)),
         expires: Mutex::new(Instant::now() + ttl),
         ended: CancellationToken::new(),
         status: Mutex::new(Status::default()),
@@ -317,7 +321,7 @@ async fn verify(
         )
         .with_data(json!({"reason": reason}))
     };
-    match delivery::post(hooks, url, id, secret, &post, true).await {
+    match delivery::post(hooks, url, id, &[secret.to_vec()], &post, true).await {
         Sent::Delivered(answer) => {
             let echoed = serde_json::from_slice::<Value>(&answer)
                 .ok()
