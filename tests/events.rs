@@ -630,9 +630,32 @@ impl Receiver {
                 }
             },
         );
+        // `/open/…`: covered by the origin's well-known document, so never challenged (it
+        // answers 204 to anything, a challenge included, and records what it got).
+        let me = self.clone();
+        let open = axum::routing::post(
+            move |headers: axum::http::HeaderMap, body: axum::body::Bytes| {
+                let me = me.clone();
+                async move {
+                    me.raw.lock().unwrap().push((headers, body));
+                    axum::http::StatusCode::NO_CONTENT
+                }
+            },
+        );
+        let document = axum::routing::get(|| async {
+            (
+                [
+                    ("cache-control", "max-age=60"),
+                    ("content-type", "application/json"),
+                ],
+                json!({"receivers": ["/open/"]}).to_string(),
+            )
+        });
         let app = axum::Router::new()
             .route("/hook", hook)
             .route("/raw", raw)
+            .route("/open/{name}", open)
+            .route("/.well-known/mcp-webhook-receiver.json", document)
             .route("/mute", axum::routing::post(|| async { "ok" }));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let port = listener.local_addr().unwrap().port();
@@ -947,6 +970,53 @@ async fn a_rotated_secret_signs_beside_the_new_one_for_its_grace_window() {
         "the old secret signs no more"
     );
     assert_eq!(signatures(&h), 1);
+}
+
+#[tokio::test]
+async fn an_origin_that_publishes_its_receivers_is_not_challenged() {
+    use mcp_framework::events::Webhooks;
+    let receiver = Receiver::default();
+    let base = receiver.start().await;
+    let (server, emitter) =
+        webhook_server(Webhooks::new().allow_plain_http().allow_private_networks());
+    let r = tests::wire::start_authenticated(server).await;
+    let subscribe = |url: String| {
+        let params = json!({"name": "deploy.finished",
+            "delivery": {"mode": "webhook", "url": url, "secret": whsec()}});
+        post(&r, &request(1, "events/subscribe", params))
+            .header("x-user", "ada")
+            .send()
+    };
+    // Covered by `{"receivers": ["/open/"]}`: subscribed with no challenge POST at all.
+    let (_, sub) = json_of(subscribe(format!("{base}/open/a")).await.unwrap()).await;
+    assert!(sub["result"]["id"].is_string(), "{sub}");
+    let (_, other) = json_of(subscribe(format!("{base}/open/b")).await.unwrap()).await;
+    assert!(other["result"]["id"].is_string(), "{other}");
+    assert!(
+        receiver.raw.lock().unwrap().is_empty(),
+        "nothing was POSTed to the covered endpoints"
+    );
+    // A path it does not list is challenged as ever (and `/mute` does not echo).
+    let (_, refused) = json_of(subscribe(format!("{base}/mute")).await.unwrap()).await;
+    assert_eq!(
+        refused["error"]["data"]["reason"], "challenge_failed",
+        "{refused}"
+    );
+    // Deliveries to a covered endpoint are signed like any.
+    emitter.emit(Deployed { n: 1 }).unwrap();
+    for _ in 0..300 {
+        if receiver.raw.lock().unwrap().len() >= 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let got = receiver.raw.lock().unwrap().clone();
+    assert_eq!(got.len(), 2, "one delivery per subscription");
+    for (headers, body) in &got {
+        assert!(verify(headers, body));
+        let body: Value = serde_json::from_slice(body).unwrap();
+        assert_eq!(body["data"]["n"], 1, "{body}");
+    }
 }
 
 /// The `v1,` signature of a delivery under `key`.

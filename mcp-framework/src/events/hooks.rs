@@ -189,6 +189,8 @@ pub(super) struct Hooks {
     /// Verification POSTs sent to each host in the current minute (a victim's URL cannot be
     /// flooded with challenges by subscribing it many times).
     pub(super) challenges: Mutex<HashMap<String, (Instant, u32)>>,
+    /// The receiver-published documents read, by origin (`receiver.rs`).
+    pub(super) receivers: Mutex<HashMap<String, (Instant, Vec<String>)>>,
 }
 
 impl Hooks {
@@ -208,6 +210,7 @@ impl Hooks {
             subscriptions: Mutex::new(HashMap::new()),
             verified: Mutex::new(HashMap::new()),
             challenges: Mutex::new(HashMap::new()),
+            receivers: Mutex::new(HashMap::new()),
         })
     }
 

@@ -12,9 +12,10 @@
 //!   type, with their logs);
 //! - `lookup.rs`: finding the type a request names (access, delivery mode) and its filter;
 //! - `serve.rs`: `events/list`, `events/poll` and `events/stream`;
-//! - `hooks.rs`, `webhook.rs`, `delivery.rs`, `address.rs` (feature `events-webhooks`):
-//!   the webhook configuration and subscriptions, `events/subscribe`/`unsubscribe`, their
-//!   signed deliveries, and where a webhook may be delivered.
+//! - `hooks.rs`, `webhook.rs`, `delivery.rs`, `address.rs`, `receiver.rs` (feature
+//!   `events-webhooks`): the webhook configuration and subscriptions,
+//!   `events/subscribe`/`unsubscribe`, their signed deliveries, where a webhook may be
+//!   delivered, and the origins that publish their consent in a well-known document.
 //!
 //! The draft defines the extension for 2026-07-28 only: a legacy client is not offered it.
 //! Sharing occurrences across replicas is not served yet.
@@ -29,6 +30,8 @@ mod hooks;
 mod kind;
 mod log;
 mod lookup;
+#[cfg(feature = "events-webhooks")]
+mod receiver;
 mod serve;
 mod served;
 #[cfg(feature = "events-webhooks")]

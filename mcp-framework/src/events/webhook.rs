@@ -272,8 +272,9 @@ pub(super) async fn subscribe(
     }))
 }
 
-/// The verification handshake, unless the endpoint is known to want deliveries: a signed
-/// `verification` envelope whose nonce it must echo.
+/// The verification handshake, unless the endpoint is known to want deliveries (the
+/// allowlist, an earlier handshake, or its origin's well-known receiver document): a
+/// signed `verification` envelope whose nonce it must echo.
 async fn verify(
     hooks: &Hooks,
     principal: &str,
@@ -297,6 +298,15 @@ async fn verify(
         .get(&key)
         .is_some_and(|until| *until > Instant::now())
     {
+        return Ok(());
+    }
+    // An origin that publishes its consent for this path needs no challenge.
+    if super::receiver::cover(hooks, url).await {
+        hooks
+            .verified
+            .lock()
+            .expect("verified")
+            .insert(key, Instant::now() + hooks.config.max_ttl);
         return Ok(());
     }
     if !hooks.may_challenge(url.host_str().unwrap_or_default()) {
