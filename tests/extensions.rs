@@ -211,6 +211,33 @@ async fn over_http_the_methods_answer_and_the_route_is_served() {
         .unwrap();
     assert_eq!(route.status(), 200);
     assert_eq!(route.text().await.unwrap(), "search is here");
+
+    // Params that do not read as the handler's type are a malformed request, answered as
+    // the core methods answer one (HTTP 400); a handler's failure is an answer (200).
+    let (status, bad) = wire::json_of(
+        wire::post(
+            &running,
+            &wire::request(7, "com.example/search", json!({"query": 7})),
+        )
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 400, "{bad}");
+    assert_eq!(bad["error"]["code"], -32602, "{bad}");
+    let (status, failed) = wire::json_of(
+        wire::post(
+            &running,
+            &wire::request(8, "com.example/search", json!({"query": "boom"})),
+        )
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 200, "{failed}");
+    assert_eq!(failed["error"]["code"], -32603, "{failed}");
 }
 
 /// An extension that takes whatever methods it is given.

@@ -72,7 +72,18 @@ pub trait Extension: Send + Sync + 'static {
 
 /// A custom request's handler: params in, result out.
 pub(crate) type RequestFn =
-    Arc<dyn Fn(Value, Context) -> BoxFuture<Result<Value, ErrorObject>> + Send + Sync>;
+    Arc<dyn Fn(Value, Context) -> BoxFuture<Result<Value, Refused>> + Send + Sync>;
+
+/// Why a custom request has no result: its params do not read as the handler's type (a
+/// malformed request, answered as the core methods answer one: HTTP 400), or the handler
+/// answered with an error.
+#[derive(Debug)]
+pub(crate) enum Refused {
+    /// The params did not read as the handler's type (`-32602`).
+    Params(ErrorObject),
+    /// The handler's error, or its result did not serialize.
+    Handler(ErrorObject),
+}
 
 /// A custom notification's handler.
 pub(crate) type NotificationFn = Arc<dyn Fn(Value) -> BoxFuture<()> + Send + Sync>;
@@ -121,11 +132,14 @@ impl Setup {
                 } else {
                     params
                 };
-                let params: P = serde_json::from_value(params)
-                    .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))?;
-                let result = handler(params, cx).await?;
+                let params: P = serde_json::from_value(params).map_err(|e| {
+                    Refused::Params(ErrorObject::invalid_params(format!("Invalid params: {e}")))
+                })?;
+                let result = handler(params, cx).await.map_err(Refused::Handler)?;
                 serde_json::to_value(result).map_err(|e| {
-                    ErrorObject::internal(format!("the result does not serialize: {e}"))
+                    Refused::Handler(ErrorObject::internal(format!(
+                        "the result does not serialize: {e}"
+                    )))
                 })
             })
         });

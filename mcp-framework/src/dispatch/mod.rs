@@ -391,7 +391,8 @@ async fn extension_call(
     };
     match outcome {
         Ok(Ok(result)) => Reply::Result(render::custom_result(&server, modern, result)),
-        Ok(Err(e)) => Reply::error(e),
+        Ok(Err(crate::extension::Refused::Params(e))) => Reply::bad(e),
+        Ok(Err(crate::extension::Refused::Handler(e))) => Reply::error(e),
         Err(panic) => Reply::error(ErrorObject::internal(format!(
             "the handler panicked: {}",
             run::panic_message(panic.as_ref())
