@@ -77,7 +77,7 @@ pub use context::{Context, FromContext, State};
 pub use error::{ContextError, Error, ToolError};
 pub use future::BoxFuture;
 pub use location::Location;
-pub use mcp_macros::{Form, prompt, resource, skills, tool, tool_impl};
+pub use mcp_framework_macros::{Form, prompt, resource, skills, tool, tool_impl};
 pub use mrtr::StateKey;
 pub use outcome::{
     Blob, IntoPromptResult, IntoResourceContents, IntoToolResult, Json, StructuredOutput,
