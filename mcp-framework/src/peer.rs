@@ -125,32 +125,31 @@ impl Sink {
     /// Sends one encoded message; `false` when the request is gone (a message the map
     /// drops counts as sent).
     pub(crate) async fn send(&self, message: Bytes) -> bool {
-        if self.cancel.is_cancelled() {
-            return false;
+        match self.outgoing(message) {
+            Ok(message) => self.tx.send(message).await.is_ok(),
+            Err(sent) => sent,
         }
-        let message = match &self.map {
-            Some(map) => match map.apply(message) {
-                Some(m) => m,
-                None => return true,
-            },
-            None => message,
-        };
-        self.tx.send(message).await.is_ok()
     }
 
     /// Sends without waiting (for the `tracing` bridge); drops the message when full.
     pub(crate) fn try_send(&self, message: Bytes) -> bool {
-        if self.cancel.is_cancelled() {
-            return false;
+        match self.outgoing(message) {
+            Ok(message) => self.tx.try_send(message).is_ok(),
+            Err(sent) => sent,
         }
-        let message = match &self.map {
-            Some(map) => match map.apply(message) {
-                Some(m) => m,
-                None => return true,
-            },
-            None => message,
-        };
-        self.tx.try_send(message).is_ok()
+    }
+
+    /// The message as it goes out, through the map if there is one; `Err` when nothing is
+    /// to be sent, with what the senders report: `false` when the request is gone, `true`
+    /// when the map dropped the message.
+    fn outgoing(&self, message: Bytes) -> Result<Bytes, bool> {
+        if self.cancel.is_cancelled() {
+            return Err(false);
+        }
+        match &self.map {
+            Some(map) => map.apply(message).ok_or(true),
+            None => Ok(message),
+        }
     }
 }
 
