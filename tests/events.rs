@@ -250,9 +250,14 @@ async fn legacy_clients_are_not_offered_events() {
         extensions.get("io.modelcontextprotocol/events").is_none(),
         "{init}"
     );
-    // Other extensions are still declared.
+    // Those offered in both eras are still declared (MCP Apps); Tasks, like Events, exists
+    // only for 2026-07-28 clients (per-request capabilities, `server/discover`).
     assert!(
-        extensions.get("io.modelcontextprotocol/tasks").is_some(),
+        extensions.get("io.modelcontextprotocol/ui").is_some(),
+        "{init}"
+    );
+    assert!(
+        extensions.get("io.modelcontextprotocol/tasks").is_none(),
         "{init}"
     );
     p.send(json!({"jsonrpc":"2.0","method":"notifications/initialized"}))

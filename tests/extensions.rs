@@ -3,7 +3,8 @@
 //! and HTTP, both eras), hears custom notifications, serves an HTTP route beside the
 //! endpoint, and is refused at `build()` — with every problem named, nothing served — when
 //! its identifier is taken or malformed, a dependency is missing, or a method is the
-//! protocol's own or another extension's.
+//! protocol's own or another extension's; an extension clients must declare refuses, with
+//! `-32021`, those that did not.
 
 use std::sync::{Arc, Mutex};
 
@@ -386,4 +387,93 @@ async fn a_stdio_session_carries_the_identity_the_server_took_from_its_environme
         .unwrap_err()
         .to_string();
     assert!(err.contains("gives stdio sessions an identity"), "{err}");
+}
+
+/// `com.example/ledger`: answered only to clients that declare it.
+struct Ledger;
+
+impl Extension for Ledger {
+    fn id(&self) -> &str {
+        "com.example/ledger"
+    }
+
+    fn client_must_declare(&self) -> bool {
+        true
+    }
+
+    fn setup(&self, setup: &mut Setup) {
+        setup.request("com.example/balance", |_: Value, _cx: Context| async move {
+            Ok::<_, ErrorObject>(json!({"balance": 42}))
+        });
+    }
+}
+
+#[tokio::test]
+async fn an_extension_that_clients_must_declare_refuses_those_that_did_not() {
+    let server = Server::builder()
+        .tools(mcp_framework::ToolSet::new())
+        .extension(Ledger)
+        .build()
+        .unwrap();
+    let running = wire::start(server).await;
+    // Over HTTP, a request that does not declare the extension: -32021 naming it, HTTP 400,
+    // and the handler never ran.
+    let (status, refused) = wire::json_of(
+        wire::post(
+            &running,
+            &wire::request(3, "com.example/balance", json!({})),
+        )
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 400, "{refused}");
+    assert_eq!(refused["error"]["code"], -32021, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("com.example/ledger"),
+        "{refused}"
+    );
+    // A client that declares it is answered, in both eras.
+    let mut declared = JsonObject::new();
+    declared.insert("com.example/ledger".into(), json!({}));
+    let caps = mcp_framework::protocol::ClientCapabilities {
+        extensions: Some(declared),
+        ..Default::default()
+    };
+    let modern = Client::builder()
+        .capabilities(caps.clone())
+        .connect_http(&running.url)
+        .await
+        .unwrap();
+    let answer = modern
+        .request("com.example/balance", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(answer["balance"], 42, "{answer}");
+    let legacy = Client::builder()
+        .legacy(ProtocolVersion::V2025_11_25)
+        .capabilities(caps)
+        .connect_http(&running.url)
+        .await
+        .unwrap();
+    let answer = legacy
+        .request("com.example/balance", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(answer["balance"], 42, "{answer}");
+    // A legacy client that did not declare it at `initialize` is refused too.
+    let bare = Client::builder()
+        .legacy(ProtocolVersion::V2025_11_25)
+        .connect_http(&running.url)
+        .await
+        .unwrap();
+    let e = bare
+        .request("com.example/balance", json!({}))
+        .await
+        .unwrap_err();
+    assert_eq!(e.rpc().map(|e| e.code), Some(-32021), "{e}");
 }

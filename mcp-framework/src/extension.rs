@@ -64,6 +64,14 @@ pub trait Extension: Send + Sync + 'static {
         false
     }
 
+    /// Whether its requests are answered only to clients that declare it under
+    /// `capabilities.extensions` (`false` by default): a request from a client that did
+    /// not (in its `_meta` on 2026-07-28, at `initialize` before) is answered `-32021`
+    /// (missing capability, naming this extension) with HTTP 400, before its handler runs.
+    fn client_must_declare(&self) -> bool {
+        false
+    }
+
     /// Contributes its methods (and routes); called once, at `build()`.
     fn setup(&self, setup: &mut Setup) {
         let _ = setup;
@@ -249,9 +257,6 @@ const CORE_METHODS: &[&str] = &[
     "completion/complete",
     "logging/setLevel",
     "subscriptions/listen",
-    "tasks/get",
-    "tasks/update",
-    "tasks/cancel",
     "elicitation/create",
     "sampling/createMessage",
     "roots/list",
@@ -274,6 +279,8 @@ pub(crate) struct Extensions {
     pub(crate) modern_only: HashSet<String>,
     /// The methods of those extensions.
     modern_only_methods: HashSet<String>,
+    /// The methods answered only to clients that declare their extension, and which.
+    declared_only: HashMap<String, String>,
     #[cfg(feature = "http")]
     pub(crate) routes: Vec<(String, axum::routing::MethodRouter)>,
 }
@@ -351,6 +358,14 @@ impl Extensions {
                 out.modern_only_methods
                     .extend(setup.requests.iter().map(|(m, _)| m.clone()));
             }
+            if ext.client_must_declare() {
+                out.declared_only.extend(
+                    setup
+                        .requests
+                        .iter()
+                        .map(|(m, _)| (m.clone(), setup.id.clone())),
+                );
+            }
             out.streams.extend(setup.streams);
             out.rpc.extend(setup.rpc);
             if let Some(principal) = setup.stdio_principal {
@@ -381,6 +396,16 @@ impl Extensions {
             return None;
         }
         self.requests.get(method)
+    }
+
+    /// The extension a client must declare to call `method`, when `declared` (what the
+    /// client declares under `capabilities.extensions`) leaves it out.
+    pub(crate) fn undeclared(&self, method: &str, declared: Option<&JsonObject>) -> Option<&str> {
+        if self.declared_only.is_empty() {
+            return None;
+        }
+        let id = self.declared_only.get(method)?;
+        (!declared.is_some_and(|d| d.contains_key(id))).then_some(id.as_str())
     }
 
     /// The handler of the custom notification `method` (a notification names no era: a

@@ -14,15 +14,14 @@ use crate::cache::{CachePolicy, ListKind, encode_cursor};
 use crate::catalog::Catalog;
 use crate::protocol::{
     CacheScope, CallToolResult, CompleteResult, Completion, CreateTaskResult, DiscoverResult,
-    EmptyResult, GetPromptResult, Icon, InitializeResult, InputRequiredResult, JsonObject,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ProtocolVersion,
-    ReadResourceResult, RequestId, ResourceContents, ResultType, SubscriptionsListenResult,
-    ToolAnnotations,
+    GetPromptResult, Icon, InitializeResult, InputRequiredResult, JsonObject, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ProtocolVersion, ReadResourceResult,
+    RequestId, ResourceContents, ResultType, SubscriptionsListenResult, ToolAnnotations,
 };
 use crate::registry::entry::ToolEntry;
 use crate::runtime::state::ServerInner;
 use crate::schema;
-use crate::tasks::{TaskDetail, TaskRecord};
+use crate::tasks::TaskRecord;
 
 pub(crate) fn to_bytes(value: &impl Serialize) -> Bytes {
     Bytes::from(serde_json::to_vec(value).expect("protocol results serialize"))
@@ -439,31 +438,6 @@ pub(crate) fn task_created(server: &ServerInner, record: &TaskRecord) -> Bytes {
     let result = CreateTaskResult {
         result_type: ResultType::Task,
         task: record.task(),
-        meta: None,
-    };
-    encode(server, &result, Stamped::Spliced)
-}
-
-/// `tasks/get`: the task in detail (a `GetTaskResult`), its result written as kept.
-pub(crate) fn task_detail(server: &ServerInner, record: &TaskRecord) -> Bytes {
-    #[derive(Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct GetTask<'a> {
-        result_type: ResultType,
-        #[serde(flatten)]
-        task: TaskDetail<'a>,
-    }
-    let result = GetTask {
-        result_type: ResultType::Complete,
-        task: record.detail(),
-    };
-    encode(server, &result, Stamped::Spliced)
-}
-
-/// The empty acknowledgement of a modern request (`tasks/update`, `tasks/cancel`).
-pub(crate) fn acknowledged(server: &ServerInner) -> Bytes {
-    let result = EmptyResult {
-        result_type: Some(ResultType::Complete),
         meta: None,
     };
     encode(server, &result, Stamped::Spliced)

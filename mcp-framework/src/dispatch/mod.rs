@@ -339,23 +339,17 @@ fn route<'a>(
             Ok(run) => (boxed(run), None),
             Err(reply) => (Err(reply), None),
         },
-        "tasks/get" | "tasks/update" | "tasks/cancel" if !legacy && server.tasks.is_some() => {
-            let method = match method {
-                "tasks/get" => "tasks/get",
-                "tasks/update" => "tasks/update",
-                _ => "tasks/cancel",
-            };
-            let run = boxed(async move {
-                let tasks = server.tasks.as_ref().expect("tasks");
-                let params = request.params.as_deref();
-                task::method(server, tasks, method, &era, &carrier, params).await
-            });
-            (run, None)
-        }
         _ => match server.extensions.request(method, legacy) {
             Some(handler) => {
+                let declared = era.caps.extensions.as_ref();
+                if let Some(id) = server.extensions.undeclared(method, declared) {
+                    let required = serde_json::json!({"extensions": {id: {}}});
+                    return (
+                        Err(Reply::bad(ErrorObject::missing_capability(required))),
+                        None,
+                    );
+                }
                 let handler = handler.clone();
-                let target = Some(Arc::<str>::from(method));
                 let params: Value = request
                     .params
                     .as_deref()
@@ -364,7 +358,8 @@ fn route<'a>(
                 let modern = !legacy;
                 let cx = run::context(server, request.id, era, carrier, Asker::None, None);
                 let run = extension_call(server.clone(), modern, handler, params, cx);
-                (boxed(run), target)
+                // The method names what is called: no target beside it.
+                (boxed(run), None)
             }
             None => (Err(answer(server, method, &request, &era, &carrier)), None),
         },

@@ -1,11 +1,10 @@
 //! The Tasks extension in dispatch: a `tools/call` that becomes a task (created before its
 //! handler runs, or when the handler asks for it; counted against its caller's quota), the
-//! handler run detached from the request that started it, and `tasks/get`, `tasks/update`
-//! and `tasks/cancel`.
+//! handler run detached from the request that started it. (`tasks/get`, `tasks/update` and
+//! `tasks/cancel` are the extension's own methods: `tasks/extension.rs`.)
 
 use std::sync::{Arc, OnceLock};
 
-use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
@@ -15,9 +14,8 @@ use super::kind::{Finishing, Kind as _};
 use super::pipeline::run;
 use super::reply::{Failure, Reply};
 use super::resolve::Resolved;
-use super::views::parse;
 use crate::peer::PeerId;
-use crate::protocol::{ErrorObject, TaskIdParams, UpdateTaskParams, codes, keys};
+use crate::protocol::{ErrorObject, codes, keys};
 use crate::registry::entry::ToolEntry;
 use crate::render;
 use crate::runtime::state::ServerInner;
@@ -238,50 +236,5 @@ async fn handler_starts(
                 }
             }
         }
-    }
-}
-
-/// `tasks/get`, `tasks/update` and `tasks/cancel`, for the task's owner.
-pub(super) async fn method(
-    server: &ServerInner,
-    tasks: &Tasks,
-    method: &str,
-    era: &Era,
-    carrier: &Carrier,
-    params: Option<&RawValue>,
-) -> Reply {
-    if !declared(era) {
-        return Reply::bad(extension_required());
-    }
-    let owner = owner(carrier);
-    let owner = owner.as_deref();
-    let outcome = if method == "tasks/update" {
-        match parse::<UpdateTaskParams>(params) {
-            Ok(p) => tasks
-                .answer(&p.task_id, owner, p.input_responses)
-                .await
-                .map(|()| render::acknowledged(server)),
-            Err(e) => return Reply::bad(e),
-        }
-    } else {
-        let p = match parse::<TaskIdParams>(params) {
-            Ok(p) => p,
-            Err(e) => return Reply::bad(e),
-        };
-        if method == "tasks/get" {
-            tasks
-                .find(&p.task_id, owner)
-                .await
-                .map(|record| render::task_detail(server, &record))
-        } else {
-            tasks
-                .cancel(&p.task_id, owner)
-                .await
-                .map(|()| render::acknowledged(server))
-        }
-    };
-    match outcome {
-        Ok(bytes) => Reply::Result(bytes),
-        Err(e) => Reply::error(e),
     }
 }

@@ -26,6 +26,7 @@ use crate::runtime::state::{ServerInner, StateMap};
 use crate::skills::Skill;
 use crate::skills::extension::SkillsExtension;
 use crate::skills::index::SkillIndex;
+use crate::tasks::extension::TasksExtension;
 use crate::tasks::live::Tasks;
 use crate::tasks::{MemoryTaskStore, TaskSupport};
 #[cfg(feature = "http")]
@@ -91,33 +92,59 @@ impl ServerBuilder {
                 .tools
                 .iter()
                 .any(|t| t.task.support != TaskSupport::Forbidden);
-        let mut extensions = JsonObject::new();
-        if keeps_tasks {
-            extensions.insert(keys::TASKS_EXTENSION.into(), serde_json::json!({}));
-        }
-        // The built-in Apps and Skills extensions go through the same registration as
-        // anyone's.
+        let bus: Arc<dyn EventBus> = match self.bus {
+            Some(bus) => Arc::from(bus),
+            None => Arc::new(LocalBus::default()),
+        };
+        let tasks = if keeps_tasks {
+            let config = self.tasks.unwrap_or_default();
+            let store = match (self.make_task_store, self.task_store) {
+                (Some(make), _) => make(&config)?,
+                (None, Some(store)) => store,
+                (None, None) => Box::new(
+                    MemoryTaskStore::new(config.max_tasks).max_bytes(config.max_total_bytes),
+                ),
+            };
+            Some(Arc::new(Tasks::new(store, config, bus.clone())))
+        } else {
+            None
+        };
+        // The built-in Tasks, Apps and Skills extensions go through the same registration
+        // as anyone's.
         let skills = skills.map(|(index, _)| Arc::new(ArcSwap::from_pointee(index)));
-        let mut all_extensions = self.extensions;
+        let mut builtin: Vec<Box<dyn crate::extension::Extension>> = Vec::new();
+        if let Some(tasks) = &tasks {
+            builtin.push(Box::new(TasksExtension {
+                tasks: tasks.clone(),
+            }));
+        }
         if catalog.serves_views() {
-            all_extensions.push(Box::new(AppsExtension));
+            builtin.push(Box::new(AppsExtension));
         }
         if let Some(index) = &skills {
-            all_extensions.push(Box::new(SkillsExtension {
+            builtin.push(Box::new(SkillsExtension {
                 index: index.clone(),
                 page_size: self.config.page_size,
                 list_cache: self.config.cache.resources,
                 read_cache: self.config.cache.read,
             }));
         }
+        if let Some(taken) = self
+            .extensions
+            .iter()
+            .find(|ext| builtin.iter().any(|own| own.id() == ext.id()))
+        {
+            return Err(Error::Config(format!(
+                "extensions: `{}` is an extension this server provides itself",
+                taken.id()
+            )));
+        }
+        let mut all_extensions = self.extensions;
+        all_extensions.extend(builtin);
         let registered = crate::extension::Extensions::build(&all_extensions)
             .map_err(|e| Error::Config(format!("extensions: {e}")))?;
+        let mut extensions = JsonObject::new();
         for (id, settings) in &registered.declared {
-            if extensions.contains_key(id) {
-                return Err(Error::Config(format!(
-                    "extensions: `{id}` is an extension this server provides itself"
-                )));
-            }
             extensions.insert(id.clone(), serde_json::Value::Object(settings.clone()));
         }
         let extensions = (!extensions.is_empty()).then_some(extensions);
@@ -163,23 +190,6 @@ impl ServerBuilder {
             self.previous_state_keys,
             self.state_ttl,
         );
-        let bus: Arc<dyn EventBus> = match self.bus {
-            Some(bus) => Arc::from(bus),
-            None => Arc::new(LocalBus::default()),
-        };
-        let tasks = if keeps_tasks {
-            let config = self.tasks.unwrap_or_default();
-            let store = match (self.make_task_store, self.task_store) {
-                (Some(make), _) => make(&config)?,
-                (None, Some(store)) => store,
-                (None, None) => Box::new(
-                    MemoryTaskStore::new(config.max_tasks).max_bytes(config.max_total_bytes),
-                ),
-            };
-            Some(Arc::new(Tasks::new(store, config, bus.clone())))
-        } else {
-            None
-        };
         let inner = ServerInner {
             info: self.info,
             instructions: self.instructions,

@@ -7,11 +7,13 @@
 //!
 //! Dispatch decides, per call, whether a tool runs inline or as a task (the tool's
 //! [`TaskSupport`], when its task starts ([`TaskStart`]), and whether the client declared
-//! the extension); `tasks/get`, `tasks/update` and `tasks/cancel` are answered from here.
+//! the extension); `tasks/get`, `tasks/update` and `tasks/cancel` are the extension's
+//! methods on the public extension API (`extension`), answered from here.
 //!
 //! Imports: the leaves below it (`events`, `future`) and `protocol`.
 
 pub mod contract;
+pub(crate) mod extension;
 pub(crate) mod live;
 mod raw;
 pub mod record;
