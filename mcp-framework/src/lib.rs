@@ -37,7 +37,7 @@ mod admission;
 pub mod apps;
 #[cfg(feature = "auth")]
 pub mod auth;
-mod bus;
+pub mod bus;
 mod cache;
 #[cfg(feature = "http")]
 mod card;
@@ -62,7 +62,6 @@ mod unguessable;
 
 pub mod protocol;
 
-pub use bus::{ChangeEvent, EventBus, LocalBus, TaskEvent};
 pub use cache::{CachePolicy, Cacheable};
 #[cfg(feature = "http")]
 pub use card::ServerCard;

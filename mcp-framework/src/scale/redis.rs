@@ -87,7 +87,7 @@ impl RedisEventBusBuilder {
     }
 
     /// How far a local listener may fall behind before it is closed (default 1024
-    /// events, as [`LocalBus`](crate::LocalBus)).
+    /// events, as [`LocalBus`](crate::bus::LocalBus)).
     #[must_use]
     pub fn capacity(mut self, capacity: usize) -> Self {
         self.capacity = capacity.max(1);
