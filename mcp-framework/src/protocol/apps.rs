@@ -87,6 +87,7 @@ pub struct UiPermissions {
 }
 
 /// Who may call a tool: the model (the agent), the app (a view of this server), or both.
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Visibility {

@@ -26,6 +26,7 @@ pub mod codes {
 }
 
 /// How occurrences of an event type reach a client.
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Delivery {
