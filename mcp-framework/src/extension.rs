@@ -99,6 +99,8 @@ pub(crate) type NotificationFn = Arc<dyn Fn(Value) -> BoxFuture<()> + Send + Syn
 /// What an extension contributes, collected at `build()`.
 pub struct Setup {
     id: String,
+    /// The server's schema profile.
+    profile: crate::schema_profile::SchemaProfile,
     requests: Vec<(String, RequestFn)>,
     /// The requests that stream (see [`Setup::stream`]).
     streams: Vec<String>,
@@ -223,6 +225,14 @@ impl Setup {
         self
     }
 
+    /// The schema profile the server shapes its tools' schemas for
+    /// ([`ServerBuilder::schema_profile`](crate::ServerBuilder::schema_profile)): schemas
+    /// the extension lists to clients are shaped alike with
+    /// [`SchemaProfile::shape_input`](crate::SchemaProfile::shape_input).
+    pub fn schema_profile(&self) -> crate::schema_profile::SchemaProfile {
+        self.profile
+    }
+
     /// Fails the server's `build()` with `problem` (its configuration cannot be served: a
     /// name defined twice, a schema that does not compile…), named with the extension's
     /// identifier among every other problem found.
@@ -294,7 +304,10 @@ impl std::fmt::Debug for Extensions {
 impl Extensions {
     /// Checks and sets up `extensions`: every problem is named, and none is installed
     /// unless all are.
-    pub(crate) fn build(extensions: &[Box<dyn Extension>]) -> Result<Self, String> {
+    pub(crate) fn build(
+        extensions: &[Box<dyn Extension>],
+        profile: crate::schema_profile::SchemaProfile,
+    ) -> Result<Self, String> {
         let mut problems = Vec::new();
         let mut out = Self::default();
         for ext in extensions {
@@ -322,6 +335,7 @@ impl Extensions {
         for ext in extensions {
             let mut setup = Setup {
                 id: ext.id().to_owned(),
+                profile,
                 requests: Vec::new(),
                 streams: Vec::new(),
                 refusals: Vec::new(),

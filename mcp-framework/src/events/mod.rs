@@ -182,6 +182,7 @@ impl Extension for Events {
         let shared = match Shared::build(
             &self.types,
             self.settings,
+            setup.schema_profile(),
             #[cfg(feature = "events-webhooks")]
             self.webhooks.as_ref(),
         ) {

@@ -10,6 +10,7 @@ use super::kind::EventType;
 use super::log;
 use crate::protocol::events::{Delivery, EventDescriptor};
 use crate::schema::Validator;
+use crate::schema_profile::SchemaProfile;
 
 /// The knobs of the extension.
 #[derive(Debug, Clone, Copy)]
@@ -46,6 +47,7 @@ impl Shared {
     pub(super) fn build(
         types: &[EventType],
         settings: Settings,
+        profile: SchemaProfile,
         #[cfg(feature = "events-webhooks")] webhooks: Option<&super::hooks::Webhooks>,
     ) -> Result<Self, String> {
         #[cfg(feature = "events-webhooks")]
@@ -92,12 +94,23 @@ impl Shared {
                     continue;
                 }
             };
+            // Listed as the server's profile shapes a tool's arguments; checked as written.
+            let (input_schema, refused) = profile.shape_input(kind.input_schema.clone());
+            for violation in refused {
+                problems.push(format!(
+                    "`{}`: its arguments' schema breaks the `{}` schema profile at {}: {}",
+                    kind.name,
+                    profile.name(),
+                    violation.pointer(),
+                    violation.message()
+                ));
+            }
             served.push(Served {
                 descriptor: EventDescriptor {
                     name: kind.name.clone(),
                     description: kind.description.clone(),
                     delivery: kind.delivery.clone(),
-                    input_schema: kind.input_schema.clone(),
+                    input_schema,
                     payload_schema: kind.payload_schema.clone(),
                     meta: None,
                 },

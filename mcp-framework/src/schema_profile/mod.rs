@@ -44,6 +44,19 @@ pub(crate) fn shape(profile: SchemaProfile, role: Role, schema: JsonObject) -> S
     shaped
 }
 
+impl SchemaProfile {
+    /// Shapes a schema of arguments a client sends as this profile shapes a tool's
+    /// `inputSchema` (`$ref`s inlined, optional properties without `null`, …), with what the
+    /// profile refuses in it (pointers under `/inputSchema`). An extension that lists
+    /// schemas of its own to clients (an event type's arguments, say) shapes them with the
+    /// server's profile ([`Setup::schema_profile`](crate::extension::Setup::schema_profile)),
+    /// and validates what it receives against the schema as written.
+    pub fn shape_input(self, schema: JsonObject) -> (JsonObject, Vec<SchemaViolation>) {
+        let shaped = shape(self, Role::Input, schema);
+        (shaped.schema, shaped.violations)
+    }
+}
+
 /// The longest server name plus tool name the common clients keep whole.
 const MAX_QUALIFIED_NAME: usize = 64;
 
