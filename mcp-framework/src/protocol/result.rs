@@ -61,8 +61,15 @@ pub struct EmptyResult {
     pub meta: Option<JsonObject>,
 }
 
-/// Generic access to the `resultType` and `_meta` fields of a result.
-pub trait ResultFields {
+/// Keeps [`ResultFields`] (and so [`Cacheable`]) to the protocol's own result types.
+pub(crate) mod sealed {
+    /// Implemented by [`impl_result_fields!`](super::impl_result_fields) only.
+    pub trait Sealed {}
+}
+
+/// Generic access to the `resultType` and `_meta` fields of a result (implemented by the
+/// protocol's result types; sealed).
+pub trait ResultFields: sealed::Sealed {
     /// The `resultType` field.
     fn result_type(&self) -> Option<ResultType>;
     /// Sets or clears `resultType`.
@@ -99,6 +106,7 @@ macro_rules! impl_result_fields {
         }
     )*};
     ($($ty:ty),* $(,)?) => {$(
+        impl $crate::protocol::result::sealed::Sealed for $ty {}
         impl $crate::protocol::result::ResultFields for $ty {
             fn result_type(&self) -> Option<$crate::protocol::result::ResultType> {
                 self.result_type
