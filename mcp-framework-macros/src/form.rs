@@ -35,8 +35,8 @@ pub(crate) fn derive(input: TokenStream) -> syn::Result<TokenStream> {
             let ident = &input.ident;
             let (imp, ty, wh) = input.generics.split_for_impl();
             Ok(quote! {
-                impl #imp ::mcp_framework::FormField for #ident #ty #wh {}
-                impl #imp ::mcp_framework::FormChoice for #ident #ty #wh {}
+                impl #imp ::mcp_framework::__private::FormField for #ident #ty #wh {}
+                impl #imp ::mcp_framework::__private::FormChoice for #ident #ty #wh {}
             })
         }
         Data::Union(data) => Err(syn::Error::new(
@@ -83,11 +83,11 @@ fn form(input: &DeriveInput, fields: &Fields) -> syn::Result<TokenStream> {
     let ident = &input.ident;
     let (imp, ty, wh) = input.generics.split_for_impl();
     Ok(quote! {
-        impl #imp ::mcp_framework::Form for #ident #ty #wh {}
+        impl #imp ::mcp_framework::__private::Form for #ident #ty #wh {}
         const _: () = {
             #[allow(dead_code, non_snake_case, clippy::extra_unused_type_parameters)]
             fn __mcp_form_fields #imp () #wh {
-                fn __mcp_form_field<T: ::mcp_framework::FormField + ?::core::marker::Sized>() {}
+                fn __mcp_form_field<T: ::mcp_framework::__private::FormField + ?::core::marker::Sized>() {}
                 #(#checks)*
             }
         };

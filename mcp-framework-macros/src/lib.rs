@@ -426,7 +426,7 @@ pub fn skills(input: TokenStream) -> TokenStream {
             // One `compile_error!` per problem, as statements of a block that still has the
             // macro's type: only the problems are reported.
             let errors = e.into_compile_error();
-            quote::quote!({ #errors ::std::vec::Vec::<::mcp_framework::skills::Skill>::new() })
+            quote::quote!({ #errors ::std::vec::Vec::<::mcp_framework::__private::Skill>::new() })
         })
         .into()
 }

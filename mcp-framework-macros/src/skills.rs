@@ -55,7 +55,7 @@ pub(crate) fn skills(
         }
         let skill_md = skill_md.expect("checked: the skill has a SKILL.md");
         skills.push(quote! {
-            ::mcp_framework::skills::Skill::new(#path, &::core::include_bytes!(#skill_md)[..])
+            ::mcp_framework::__private::Skill::new(#path, &::core::include_bytes!(#skill_md)[..])
                 #calls
         });
     }

@@ -109,7 +109,8 @@ pub use transport::http::config::HttpConfig;
 pub mod __private {
     pub use crate::apps::{UiResourceMeta, UiView, Visibility};
     pub use crate::completion::completer;
-    pub use crate::context::{Context, FromContext, Injected, ViaFromContext, ViaNothing};
+    pub use crate::context::form::{Form, FormChoice, FormField};
+    pub use crate::context::{Context, FromContext, Injected, State, ViaFromContext, ViaNothing};
     pub use crate::future::BoxFuture;
     pub use crate::location::Location;
     pub use crate::outcome::{
@@ -125,9 +126,12 @@ pub mod __private {
         PromptHandler, PromptResult, ReadResult, ResourceHandler, ResourceRequest, ToolHandler,
         ToolResult,
     };
-    pub use crate::registry::set::{PromptRegistration, ResourceRegistration, ToolRegistration};
+    pub use crate::registry::set::{
+        PromptRegistration, ResourceRegistration, ToolRegistration, ToolSet,
+    };
     pub use crate::schema::{default_value, input_schema_for, schema_for, with_defaults};
     pub use crate::schema_profile::{SchemaProfile, SchemaRule};
+    pub use crate::skills::Skill;
     pub use crate::tasks::{TaskStart, TaskSupport};
     #[cfg(feature = "inventory")]
     pub use inventory;

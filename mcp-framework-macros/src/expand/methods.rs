@@ -49,7 +49,7 @@ pub(crate) fn tool_impl(model: &ToolImplModel) -> TokenStream {
             #(#docs)*
             #[#path(#args)]
             pub(super) #asyncness fn #ident #generics(
-                __mcp_self: ::mcp_framework::State<#self_ty>,
+                __mcp_self: ::mcp_framework::__private::State<#self_ty>,
                 #(#params),*
             ) #output {
                 #body
@@ -74,8 +74,8 @@ pub(crate) fn tool_impl(model: &ToolImplModel) -> TokenStream {
             /// The `#[tool]` methods of this type as a `ToolSet`, for
             /// `ServerBuilder::tools` (each takes `&self` from the state registered with
             /// `ServerBuilder::state`).
-            pub fn tool_set() -> ::mcp_framework::ToolSet {
-                ::mcp_framework::ToolSet::new() #(.with::<#module::#idents>())*
+            pub fn tool_set() -> ::mcp_framework::__private::ToolSet {
+                ::mcp_framework::__private::ToolSet::new() #(.with::<#module::#idents>())*
             }
         }
     }
