@@ -98,9 +98,18 @@ fn args_struct(common: &Common, func: &FnModel, deny_unknown_fields: bool) -> To
     let mut defaults = Vec::new();
     for (i, (p, a)) in func.args().enumerate() {
         let ident = &p.ident;
-        let generic = format_ident!("__McpA{}", i);
         let ty = &a.field_ty;
-        types.push(quote_spanned!(ty.span()=> #ty));
+        // A type known to be an argument (a scalar, `String`, or an `Option`/`Vec` of one)
+        // is written as it is: it cannot fail the bound, and a concrete field costs the
+        // compiler less than a generic one.
+        let slot = if is_known_argument(ty) {
+            quote!(#ty)
+        } else {
+            let generic = format_ident!("__McpA{}", i);
+            types.push(quote_spanned!(ty.span()=> #ty));
+            generics.push(generic.clone());
+            quote!(#generic)
+        };
         let description = a
             .description
             .as_ref()
@@ -113,12 +122,12 @@ fn args_struct(common: &Common, func: &FnModel, deny_unknown_fields: bool) -> To
             // Absent is `None` (serde decodes a missing `Option` so), filled in with the
             // default by `call`; the property's schema is the parameter type's
             // (`with`), made optional and given its `default` by `__mcp_input_schema`.
-            let with = generic.to_string();
+            let with = slot.to_string();
             fields.push(quote! {
                 #description
                 #header
                 #[schemars(with = #with)]
-                #ident: ::core::option::Option<#generic>,
+                #ident: ::core::option::Option<#slot>,
             });
             let name = &p.name;
             let written = &a.ty;
@@ -129,10 +138,9 @@ fn args_struct(common: &Common, func: &FnModel, deny_unknown_fields: bool) -> To
             fields.push(quote! {
                 #description
                 #header
-                #ident: #generic,
+                #ident: #slot,
             });
         }
-        generics.push(generic);
     }
     let input_schema = if defaults.is_empty() {
         quote!((__mcp_arguments().schema)())
@@ -160,6 +168,33 @@ fn args_struct(common: &Common, func: &FnModel, deny_unknown_fields: bool) -> To
         fn __mcp_input_schema() -> __mcp::JsonObject {
             #input_schema
         }
+    }
+}
+
+/// Whether `ty` is certainly an argument (`Deserialize + JsonSchema`): a primitive scalar,
+/// `String`, or an `Option` or `Vec` of one, written without a path.
+fn is_known_argument(ty: &syn::Type) -> bool {
+    const SCALARS: &[&str] = &[
+        "bool", "char", "String", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32",
+        "u64", "u128", "usize", "f32", "f64",
+    ];
+    let syn::Type::Path(path) = ty else {
+        return false;
+    };
+    if path.qself.is_some() || path.path.leading_colon.is_some() {
+        return false;
+    }
+    let [segment] = path.path.segments.iter().collect::<Vec<_>>()[..] else {
+        return false;
+    };
+    let name = segment.ident.to_string();
+    match &segment.arguments {
+        syn::PathArguments::None => SCALARS.contains(&name.as_str()),
+        syn::PathArguments::AngleBracketed(args) if name == "Option" || name == "Vec" => {
+            matches!(&args.args.iter().collect::<Vec<_>>()[..],
+                [syn::GenericArgument::Type(inner)] if is_known_argument(inner))
+        }
+        _ => false,
     }
 }
 
