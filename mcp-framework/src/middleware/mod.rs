@@ -34,7 +34,7 @@
 //! Owns: the request and response types ([`Call`], [`CallOutput`]), the stacks built once
 //! by `build()` (`stack`), how an error leaving a stack is answered (`error`), and the
 //! ready-made layers: [`from_fn`] (a layer from an async function), [`timeout`],
-//! [`concurrency_limit`], [`RateLimitLayer`] (feature `rate-limit`) and [`AuditLayer`].
+//! [`concurrency_limit`], `RateLimitLayer` (feature `rate-limit`) and [`AuditLayer`].
 //!
 //! Imports: the leaves, the protocol, and `context` (a call carries its `Context`: like the
 //! registry's handlers, an import that runs up; see `scripts/check-layers`).

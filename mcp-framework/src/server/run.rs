@@ -33,7 +33,7 @@ impl ServerBuilder {
     /// [`allow_origin`](crate::HttpConfig::allow_origin),
     /// [`trust_proxy`](crate::HttpConfig::trust_proxy) once per value, `--max-connections`
     /// [`max_connections`](crate::HttpConfig::max_connections)), `--auth-*` set the
-    /// [`authorization`](Self::authorization), `--redis-url` the event bus and the task
+    /// `authorization` (feature `auth`), `--redis-url` the event bus and the task
     /// store, `--state-key-file` the state keys. A server built from them does not change
     /// afterwards.
     ///
