@@ -379,6 +379,61 @@ async fn a_cancelled_call_still_gets_no_answer_under_middleware() {
     assert!(quiet.is_err(), "an answer to the cancelled call: {quiet:?}");
 }
 
+/// Waits for its context to be cancelled, and records it.
+#[tool(register = false)]
+async fn until_cancelled(#[ctx] seen: State<Arc<Seen>>, cx: Context) -> &'static str {
+    cx.cancelled().await;
+    seen.cancelled.fetch_add(1, Ordering::SeqCst);
+    seen.notify.notify_waiters();
+    "cancelled"
+}
+
+/// A layer that runs the rest of the stack on a task of its own (as a buffer does): when
+/// the request is cancelled, dropping this layer's future does not stop the handler.
+#[derive(Clone)]
+struct Detach<S>(S);
+
+impl<S> Service<Call> for Detach<S>
+where
+    S: Service<Call, Response = CallOutput, Error = BoxError> + Send + 'static,
+    S::Future: Send + 'static,
+{
+    type Response = CallOutput;
+    type Error = BoxError;
+    type Future = BoxFuture<Result<CallOutput, BoxError>>;
+
+    fn poll_ready(&mut self, cx: &mut TaskContext<'_>) -> Poll<Result<(), BoxError>> {
+        self.0.poll_ready(cx)
+    }
+
+    fn call(&mut self, call: Call) -> Self::Future {
+        let handle = tokio::spawn(self.0.call(call));
+        Box::pin(async move { handle.await.map_err(BoxError::from)? })
+    }
+}
+
+#[tokio::test]
+async fn a_client_cancellation_reaches_a_handler_a_layer_runs_elsewhere() {
+    let seen = Arc::new(Seen::default());
+    let server = Server::builder()
+        .tools(tools![until_cancelled])
+        .state(seen.clone())
+        .layer(tower::layer::layer_fn(Detach))
+        .build()
+        .unwrap();
+    let mut p = Piped::serve(&server);
+    let notified = seen.notify.notified();
+    p.send(&call(31, "until_cancelled", json!({}))).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    p.send(&json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":31}}))
+        .await;
+    let heard = tokio::time::timeout(Duration::from_secs(2), notified).await;
+    assert!(
+        heard.is_ok() && seen.cancelled.load(Ordering::SeqCst) == 1,
+        "the handler never saw the client's cancellation"
+    );
+}
+
 #[tokio::test]
 async fn a_concurrency_limit_runs_one_call_at_a_time() {
     let (running, most) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));

@@ -4,10 +4,10 @@
 
 use std::fmt;
 use std::sync::Arc;
+use std::task::{Context as TaskContext, Poll};
 
 use serde_json::Value;
-use tower::BoxError;
-use tower::util::BoxCloneSyncService;
+use tower::{BoxError, Service};
 
 use crate::context::Context;
 use crate::future::BoxFuture;
@@ -16,9 +16,6 @@ use crate::principal::Principal;
 use crate::protocol::{
     CallToolResult, GetPromptResult, ProtocolVersion, RequestId, ResourceContents,
 };
-
-/// The service a layer wraps: the rest of the stack, boxed (`Clone`, `Send` and `Sync`).
-pub type CallService = BoxCloneSyncService<Call, CallOutput, BoxError>;
 
 /// An item of the catalog as a call reaches it: its own layers and its handler.
 pub(crate) trait Item: Send + Sync + 'static {
@@ -227,5 +224,123 @@ impl CallOutput {
             Self::Resource(_) => "resource contents",
             Self::InputRequired(_) => "an input request",
         }
+    }
+}
+
+/// What a [`CallService`] answers with.
+type Answer = BoxFuture<Result<CallOutput, BoxError>>;
+
+/// The service a layer wraps: the rest of the stack, boxed (`Clone`, `Send` and `Sync`), its
+/// future a [`BoxFuture`](crate::BoxFuture).
+pub struct CallService(Box<dyn Erased>);
+
+impl CallService {
+    /// Boxes `service`, its error converted to a [`BoxError`].
+    pub fn new<S>(service: S) -> Self
+    where
+        S: Service<Call, Response = CallOutput> + Clone + Send + Sync + 'static,
+        S::Error: Into<BoxError>,
+        S::Future: Send + 'static,
+    {
+        // A layer that hands back the service it was given (tower's `Identity`) adds nothing.
+        let mut slot = Some(service);
+        if let Some(same) = (&mut slot as &mut dyn std::any::Any).downcast_mut::<Option<Self>>() {
+            return same.take().expect("just put there");
+        }
+        Self(Box::new(Boxing(slot.expect("just put there"))))
+    }
+
+    /// Boxes `service`, whose future is boxed already.
+    pub(crate) fn boxed<S>(service: S) -> Self
+    where
+        S: Service<Call, Response = CallOutput, Error = BoxError, Future = Answer>
+            + Clone
+            + Send
+            + Sync
+            + 'static,
+    {
+        Self(Box::new(Boxed(service)))
+    }
+}
+
+impl Clone for CallService {
+    fn clone(&self) -> Self {
+        Self(self.0.clone_box())
+    }
+}
+
+impl fmt::Debug for CallService {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("CallService")
+    }
+}
+
+impl Service<Call> for CallService {
+    type Response = CallOutput;
+    type Error = BoxError;
+    type Future = Answer;
+
+    fn poll_ready(&mut self, cx: &mut TaskContext<'_>) -> Poll<Result<(), BoxError>> {
+        self.0.poll_ready(cx)
+    }
+
+    fn call(&mut self, call: Call) -> Answer {
+        self.0.call(call)
+    }
+}
+
+/// A service behind the box, its type erased.
+trait Erased: Send + Sync + 'static {
+    fn poll_ready(&mut self, cx: &mut TaskContext<'_>) -> Poll<Result<(), BoxError>>;
+    fn call(&mut self, call: Call) -> Answer;
+    fn clone_box(&self) -> Box<dyn Erased>;
+}
+
+/// A service whose future and error are boxed on the way out.
+#[derive(Clone)]
+struct Boxing<S>(S);
+
+impl<S> Erased for Boxing<S>
+where
+    S: Service<Call, Response = CallOutput> + Clone + Send + Sync + 'static,
+    S::Error: Into<BoxError>,
+    S::Future: Send + 'static,
+{
+    fn poll_ready(&mut self, cx: &mut TaskContext<'_>) -> Poll<Result<(), BoxError>> {
+        self.0.poll_ready(cx).map_err(Into::into)
+    }
+
+    fn call(&mut self, call: Call) -> Answer {
+        let fut = self.0.call(call);
+        Box::pin(async move { fut.await.map_err(Into::into) })
+    }
+
+    fn clone_box(&self) -> Box<dyn Erased> {
+        Box::new(self.clone())
+    }
+}
+
+/// A service whose future is a [`BoxFuture`] already.
+#[derive(Clone)]
+struct Boxed<S>(S);
+
+impl<S> Erased for Boxed<S>
+where
+    S: Service<Call, Response = CallOutput, Error = BoxError, Future = Answer>
+        + Clone
+        + Send
+        + Sync
+        + 'static,
+{
+    fn poll_ready(&mut self, cx: &mut TaskContext<'_>) -> Poll<Result<(), BoxError>> {
+        self.0.poll_ready(cx)
+    }
+
+    fn call(&mut self, call: Call) -> Answer {
+        self.0.call(call)
+    }
+
+    fn clone_box(&self) -> Box<dyn Erased> {
+        Box::new(self.clone())
     }
 }

@@ -31,7 +31,8 @@
 //! the client still gets the layer's answer. With no layer configured anywhere, calls take
 //! the same path as without this module: nothing is boxed or cloned.
 //!
-//! Owns: the request and response types ([`Call`], [`CallOutput`]), the stacks built once
+//! Owns: the request and response types ([`Call`], [`CallOutput`]), the boxed service
+//! between layers ([`CallService`]), the stacks built once
 //! by `build()` (`stack`), how an error leaving a stack is answered (`error`), and the
 //! ready-made layers: [`from_fn`] (a layer from an async function), [`timeout`],
 //! [`concurrency_limit`], `RateLimitLayer` (feature `rate-limit`) and [`AuditLayer`].

@@ -4,18 +4,19 @@
 //! [`serve`], which dispatch calls.
 
 use std::fmt;
-use std::future::Future;
+use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll};
 
 use futures_util::future::Either;
-use tower::util::{BoxCloneSyncServiceLayer, MapErr, Oneshot};
+use tower::util::Oneshot;
 use tower::{Layer, Service, ServiceExt as _};
 
 use super::call::{Call, CallOutput, CallService};
 use crate::future::BoxFuture;
 use tower::BoxError;
 
-type BoxLayer = BoxCloneSyncServiceLayer<CallService, Call, CallOutput, BoxError>;
+/// A layer, its service boxed into a [`CallService`].
+type BoxLayer = Arc<dyn Fn(CallService) -> CallService + Send + Sync>;
 
 /// Layers in the order they were added, the first one outermost.
 #[derive(Clone, Default)]
@@ -37,23 +38,28 @@ impl Layers {
         <L::Service as Service<Call>>::Future: Send + 'static,
     {
         self.0
-            .push(BoxLayer::new(tower::layer::layer_fn(move |inner| {
-                MapErr::new(layer.layer(inner), Into::<BoxError>::into)
-            })));
+            .push(Arc::new(move |inner| CallService::new(layer.layer(inner))));
     }
 
     /// The layers over `inner`, or `None` without layers.
     pub(crate) fn build<S>(&self, inner: S) -> Option<CallService>
     where
-        S: Service<Call, Response = CallOutput, Error = BoxError> + Clone + Send + Sync + 'static,
-        S::Future: Send + 'static,
+        S: Service<
+                Call,
+                Response = CallOutput,
+                Error = BoxError,
+                Future = BoxFuture<Result<CallOutput, BoxError>>,
+            > + Clone
+            + Send
+            + Sync
+            + 'static,
     {
         if self.0.is_empty() {
             return None;
         }
-        let mut service = CallService::new(inner);
+        let mut service = CallService::boxed(inner);
         for layer in self.0.iter().rev() {
-            service = layer.layer(service);
+            service = layer(service);
         }
         Some(service)
     }
@@ -66,7 +72,7 @@ pub(crate) struct Route;
 impl Service<Call> for Route {
     type Response = CallOutput;
     type Error = BoxError;
-    type Future = Either<Oneshot<CallService, Call>, BoxFuture<Result<CallOutput, BoxError>>>;
+    type Future = BoxFuture<Result<CallOutput, BoxError>>;
 
     fn poll_ready(&mut self, _: &mut TaskContext<'_>) -> Poll<Result<(), BoxError>> {
         Poll::Ready(Ok(()))
@@ -74,8 +80,8 @@ impl Service<Call> for Route {
 
     fn call(&mut self, call: Call) -> Self::Future {
         match call.item.layers().cloned() {
-            Some(stack) => Either::Left(stack.oneshot(call)),
-            None => Either::Right(call.run()),
+            Some(stack) => Box::pin(stack.oneshot(call)),
+            None => call.run(),
         }
     }
 }
@@ -102,7 +108,7 @@ impl Service<Call> for Run {
 pub(crate) fn serve(
     stack: Option<&CallService>,
     call: Call,
-) -> impl Future<Output = Result<CallOutput, BoxError>> + Send + 'static {
+) -> Either<Oneshot<CallService, Call>, BoxFuture<Result<CallOutput, BoxError>>> {
     match stack {
         Some(stack) => Either::Left(stack.clone().oneshot(call)),
         None => Either::Right(Route.call(call)),
