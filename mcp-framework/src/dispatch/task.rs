@@ -115,7 +115,7 @@ fn refusal(tasks: &Tasks, why: &TaskStoreError) -> Reply {
 }
 
 fn owner(carrier: &Carrier) -> Option<String> {
-    carrier.principal().map(|p| p.subject().to_owned())
+    crate::tasks::live::owner_of(carrier.principal())
 }
 
 /// Whose quota a task counts against: the principal's, else the client's (its address over

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use serde::{Serialize, Serializer};
 
 use super::TaskRecord;
-use super::live::Tasks;
+use super::live::{Tasks, owner_of};
 use crate::context::Context;
 use crate::extension::{Extension, Setup};
 use crate::protocol::{TaskIdParams, UpdateTaskParams, keys};
@@ -23,9 +23,9 @@ pub(crate) struct TasksExtension {
     pub(crate) tasks: Arc<Tasks>,
 }
 
-/// Whose tasks a request may see: its principal's (none without authentication).
+/// Whose tasks a request may see (see [`owner_of`]).
 fn owner(cx: &Context) -> Option<String> {
-    cx.principal().map(|p| p.subject().to_owned())
+    owner_of(cx.principal())
 }
 
 /// `tasks/get`'s result: the task's fields and what its status has (its questions, its

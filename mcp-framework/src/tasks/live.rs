@@ -26,6 +26,13 @@ const SWEEP_EVERY_MS: u64 = 1_000;
 /// How many expired tasks one sweep removes at most.
 const SWEEP_LIMIT: usize = 1_000;
 
+/// Whose tasks a caller may see and change: its principal's subject (no one's without
+/// authentication). Dispatch records it when a task is made, the extension's methods
+/// compare it.
+pub(crate) fn owner_of(principal: Option<&crate::principal::Principal>) -> Option<String> {
+    principal.map(|p| p.subject().to_owned())
+}
+
 /// The server's tasks: the store, and the tasks running in this process.
 pub(crate) struct Tasks {
     pub(crate) store: Box<dyn TaskStore>,
