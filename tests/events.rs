@@ -355,25 +355,25 @@ async fn over_http_a_stream_is_sse_and_polls_are_json() {
 }
 
 /// Something else.
-#[derive(Serialize, JsonSchema)]
+#[derive(Serialize, Deserialize, JsonSchema)]
 struct Alert {
     level: String,
 }
 
 /// A deploy finished.
-#[derive(Serialize, JsonSchema)]
+#[derive(Serialize, Deserialize, JsonSchema)]
 struct Deployed {
     n: u32,
 }
 
 /// Secret rotations.
-#[derive(Serialize, JsonSchema)]
+#[derive(Serialize, Deserialize, JsonSchema)]
 struct Rotated {
     key: String,
 }
 
 /// Audit entries.
-#[derive(Serialize, JsonSchema)]
+#[derive(Serialize, Deserialize, JsonSchema)]
 struct Audited {
     who: String,
 }

@@ -4,10 +4,13 @@
 //! (list changes and resource updates), each exactly once; when Redis goes away requests
 //! are still answered and changes still reach the replica's own listeners, and when it
 //! comes back the listeners get a resync (every list changed) and remote changes flow
-//! again.
+//! again. Event occurrences (the Events extension, kept in Redis streams) emitted on one
+//! replica are polled and streamed on another, with cursors good on every replica and on a
+//! replica started later.
 
 use std::time::Duration;
 
+use mcp_framework::events::{Emitter, EventType, Events};
 use mcp_framework::scale::{RedisEventBus, RedisTaskStore};
 use mcp_framework::{Server, resource, tool, tools};
 use serde_json::{Value, json};
@@ -747,4 +750,186 @@ async fn a_task_created_on_one_replica_is_polled_on_the_others_and_outlives_it()
     let unknown = with_tasks(3, "tasks/get", json!({"taskId": "0".repeat(32)}));
     let (_, missing) = json_of(post(&c, &unknown).send().await.unwrap()).await;
     assert_eq!(missing["error"]["code"], -32602, "{missing}");
+}
+
+/// A build finished (the shared event type).
+#[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+struct Built {
+    n: u32,
+    ok: bool,
+}
+
+/// Which builds a subscription hears about.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Outcome {
+    ok: Option<bool>,
+}
+
+/// A replica whose `build.finished` occurrences are kept in `redis`, with its emitter.
+async fn events_replica(redis: &Redis) -> (Running, Emitter) {
+    let events = Events::new()
+        .redis(redis.url())
+        .heartbeat(Duration::from_millis(100))
+        .event(
+            EventType::new::<Built>("build.finished")
+                .arguments(|b: &Built, wanted: &Outcome| wanted.ok.is_none_or(|ok| ok == b.ok))
+                .retain(4, 1 << 20),
+        );
+    let emitter = events.emitter();
+    let server = Server::builder()
+        .name("replicated")
+        .tools(tools![hello])
+        .extension(events)
+        .build()
+        .unwrap();
+    (start(server).await, emitter)
+}
+
+/// `events/poll` of `build.finished` from `cursor` with `arguments`: its result.
+async fn poll(r: &Running, cursor: Option<&Value>, arguments: Value) -> Value {
+    let mut params = json!({"name": "build.finished", "arguments": arguments});
+    if let Some(cursor) = cursor {
+        params["cursor"] = cursor.clone();
+    }
+    let (status, body) = json_of(
+        post(r, &request(3, "events/poll", params))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    body["result"].clone()
+}
+
+/// Polls until the poll from `cursor` returns `count` occurrences (they reach a replica
+/// through Redis).
+async fn poll_until(r: &Running, cursor: &Value, arguments: Value, count: usize) -> Value {
+    for _ in 0..100 {
+        let polled = poll(r, Some(cursor), arguments.clone()).await;
+        if polled["events"].as_array().unwrap().len() >= count {
+            return polled;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("{count} occurrences never arrived");
+}
+
+fn field(polled: &Value, name: &str) -> Vec<Value> {
+    polled["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e[name].clone())
+        .collect()
+}
+
+#[tokio::test]
+async fn occurrences_emitted_on_one_replica_are_polled_and_streamed_on_another() {
+    let redis = Redis::start().await;
+    let (a, on_a) = events_replica(&redis).await;
+    let (b, _) = events_replica(&redis).await;
+
+    // "Now" is the same position on both: cursors are the replicas' common currency.
+    let start_b = poll(&b, None, json!({})).await["cursor"].clone();
+    let start_a = poll(&a, None, json!({})).await["cursor"].clone();
+    assert_eq!(start_a, start_b);
+
+    let ids: Vec<String> = [(1, true), (2, false), (3, true)]
+        .into_iter()
+        .map(|(n, ok)| on_a.emit(Built { n, ok }).unwrap())
+        .collect();
+    // B polls them (its filter passes the two that succeeded), with A's ids, in order.
+    let polled = poll_until(&b, &start_b, json!({"ok": true}), 2).await;
+    assert_eq!(
+        field(&polled, "data"),
+        [json!({"n": 1, "ok": true}), json!({"n": 3, "ok": true})]
+    );
+    assert_eq!(field(&polled, "eventId"), [json!(ids[0]), json!(ids[2])]);
+    assert_eq!(polled["truncated"], false, "{polled}");
+    let after_three = polled["cursor"].clone();
+    // B's cursor means the same on A: nothing new there, nothing missed.
+    poll_until(&a, &start_a, json!({}), 3).await;
+    let on_a_too = poll(&a, Some(&after_three), json!({})).await;
+    assert_eq!(on_a_too["events"], json!([]), "{on_a_too}");
+    assert_eq!(on_a_too["truncated"], false);
+    assert_eq!(on_a_too["cursor"], after_three);
+
+    // A stream on B hears of what is emitted on A.
+    let resp = post(
+        &b,
+        &request(
+            9,
+            "events/stream",
+            json!({"name": "build.finished", "cursor": after_three, "arguments": {"ok": true}}),
+        ),
+    )
+    .send()
+    .await
+    .unwrap();
+    assert_eq!(resp.status(), 200);
+    let mut stream = Listener::follow(resp);
+    let active = stream.next(Duration::from_secs(5)).await.expect("active");
+    assert_eq!(active["method"], "notifications/events/active", "{active}");
+    assert_eq!(active["params"]["truncated"], false, "{active}");
+    let fourth = on_a.emit(Built { n: 4, ok: true }).unwrap();
+    let event = loop {
+        let m = stream
+            .next(Duration::from_secs(5))
+            .await
+            .expect("the event");
+        if m["method"] == "notifications/events/event" {
+            break m;
+        }
+        assert_eq!(m["method"], "notifications/events/heartbeat", "{m}");
+    };
+    assert_eq!(event["params"]["eventId"], fourth);
+    assert_eq!(event["params"]["data"]["n"], 4);
+    let after_four = event["params"]["cursor"].clone();
+
+    // A replica started now (as after a restart) loads what Redis keeps: the cursor given
+    // before it existed is good there, and the ones before what is kept say so.
+    let (c, _) = events_replica(&redis).await;
+    let fifth = on_a.emit(Built { n: 5, ok: true }).unwrap();
+    let resumed = poll_until(&c, &after_four, json!({}), 1).await;
+    assert_eq!(field(&resumed, "eventId"), [json!(fifth)]);
+    assert_eq!(resumed["truncated"], false, "{resumed}");
+    // Five were emitted and four are kept: from the start, the first is missed.
+    let from_start = poll_until(&c, &start_a, json!({}), 4).await;
+    assert_eq!(field(&from_start, "data")[0]["n"], 2, "{from_start}");
+    assert_eq!(from_start["truncated"], true, "{from_start}");
+    let from_start_on_b = poll_until(&b, &start_b, json!({}), 4).await;
+    assert_eq!(from_start_on_b["truncated"], true, "{from_start_on_b}");
+}
+
+#[tokio::test]
+async fn the_command_line_of_run_shares_occurrences_with_redis_url() {
+    let redis = Redis::start().await;
+    let (_a_process, a) = everything_replica(&redis).await;
+    let (_b_process, b) = everything_replica(&redis).await;
+    let alerts = |cursor: Option<&Value>| {
+        let mut params = json!({"name": "alert.raised"});
+        if let Some(cursor) = cursor {
+            params["cursor"] = cursor.clone();
+        }
+        request(4, "events/poll", params)
+    };
+    let (_, first) = json_of(post(&b, &alerts(None)).send().await.unwrap()).await;
+    let cursor = first["result"]["cursor"].clone();
+    let raise = request(
+        5,
+        "tools/call",
+        json!({"name": "raise_alert", "arguments": {"level": "info", "message": "from A"}}),
+    );
+    let (_, raised) = json_of(post(&a, &raise).send().await.unwrap()).await;
+    assert_eq!(raised["result"]["isError"], Value::Null, "{raised}");
+    for attempt in 0.. {
+        assert!(attempt < 100, "the alert raised on A never reached B");
+        let (_, polled) = json_of(post(&b, &alerts(Some(&cursor))).send().await.unwrap()).await;
+        if let Some(event) = polled["result"]["events"].get(0) {
+            assert_eq!(event["data"]["message"], "from A", "{polled}");
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }

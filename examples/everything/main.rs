@@ -423,7 +423,7 @@ fn echo(
 }
 
 /// An alert was raised (an occurrence of the `alert.raised` event).
-#[derive(Serialize, JsonSchema)]
+#[derive(Serialize, Deserialize, JsonSchema)]
 struct Alert {
     /// `info`, `warning` or `critical`.
     level: String,

@@ -196,7 +196,7 @@ fn bench(c: &mut Criterion) {
 
 /// An occurrence of the benchmark's event type.
 #[cfg(feature = "events")]
-#[derive(serde::Serialize, schemars::JsonSchema)]
+#[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 struct Tick {
     n: u64,
 }

@@ -96,11 +96,21 @@ pub(crate) enum Refused {
 /// A custom notification's handler.
 pub(crate) type NotificationFn = Arc<dyn Fn(Value) -> BoxFuture<()> + Send + Sync>;
 
+/// What the server tells its extensions about itself at setup.
+pub(crate) struct Environment {
+    pub(crate) profile: crate::schema_profile::SchemaProfile,
+    #[cfg(feature = "redis")]
+    pub(crate) redis_url: Option<String>,
+}
+
 /// What an extension contributes, collected at `build()`.
 pub struct Setup {
     id: String,
     /// The server's schema profile.
     profile: crate::schema_profile::SchemaProfile,
+    /// The Redis the replicas share, if the command line named one.
+    #[cfg(feature = "redis")]
+    redis_url: Option<String>,
     requests: Vec<(String, RequestFn)>,
     /// The requests that stream (see [`Setup::stream`]).
     streams: Vec<String>,
@@ -233,6 +243,14 @@ impl Setup {
         self.profile
     }
 
+    /// The Redis the server's replicas share, when the command line names one
+    /// (`--redis-url`, `MCP_REDIS_URL`; feature `redis`): an extension keeps there what
+    /// every replica must see (the Events extension, its occurrences).
+    #[cfg(feature = "redis")]
+    pub fn redis_url(&self) -> Option<&str> {
+        self.redis_url.as_deref()
+    }
+
     /// Fails the server's `build()` with `problem` (its configuration cannot be served: a
     /// name defined twice, a schema that does not compile…), named with the extension's
     /// identifier among every other problem found.
@@ -306,7 +324,7 @@ impl Extensions {
     /// unless all are.
     pub(crate) fn build(
         extensions: &[Box<dyn Extension>],
-        profile: crate::schema_profile::SchemaProfile,
+        environment: &Environment,
     ) -> Result<Self, String> {
         let mut problems = Vec::new();
         let mut out = Self::default();
@@ -335,7 +353,9 @@ impl Extensions {
         for ext in extensions {
             let mut setup = Setup {
                 id: ext.id().to_owned(),
-                profile,
+                profile: environment.profile,
+                #[cfg(feature = "redis")]
+                redis_url: environment.redis_url.clone(),
                 requests: Vec::new(),
                 streams: Vec::new(),
                 refusals: Vec::new(),

@@ -20,6 +20,10 @@ pub enum EmitError {
     /// No event type of the server has this payload type.
     #[error("no event type has the payload type `{0}`: add EventType::new::<{0}>(…) to Events")]
     UnknownPayload(&'static str),
+    /// The occurrences are kept in Redis, which has been away long enough that the
+    /// emits waiting for it fill their queue.
+    #[error("Redis is away and the occurrences waiting for it fill their queue: try again later")]
+    Backlog,
     /// The payload does not serialize to JSON.
     #[error("the payload does not serialize: {0}")]
     Serialize(String),
@@ -69,11 +73,11 @@ impl Emitter {
         payload: T,
     ) -> Result<String, EmitError> {
         let shared = self.serving.get().ok_or(EmitError::NotServing)?;
-        let served = shared
+        let index = *shared
             .by_payload
             .get(&TypeId::of::<T>())
-            .map(|&i| &shared.types[i])
             .ok_or(EmitError::UnknownPayload(std::any::type_name::<T>()))?;
+        let served = &shared.types[index];
         let data = serde_json::value::to_raw_value(&payload)
             .map_err(|e| EmitError::Serialize(e.to_string()))?;
         let now = SystemTime::now();
@@ -83,6 +87,15 @@ impl Emitter {
         let timestamp =
             humantime::format_rfc3339_millis(UNIX_EPOCH + Duration::from_millis(at_ms)).to_string();
         let id = event_id.unwrap_or_else(|| format!("evt_{}", &crate::unguessable::hex_id()[..20]));
+        #[cfg(feature = "redis")]
+        if let Some(store) = shared.store.get() {
+            let body = super::shared::body(&id, &timestamp, at_ms, &data);
+            return if store.append(index, body) {
+                Ok(id)
+            } else {
+                Err(EmitError::Backlog)
+            };
+        }
         let event_id = id.clone();
         served.log.push(move |seq| Entry {
             seq,

@@ -22,12 +22,22 @@ pub(super) type Filter = Arc<dyn Fn(Value) -> Result<Matcher, String> + Send + S
 /// Whether an occurrence (its payload, as emitted) goes to the subscription.
 pub(super) type Matcher = Box<dyn Fn(&(dyn Any + Send + Sync)) -> bool + Send + Sync>;
 
+/// Reads a payload back from its JSON (an occurrence another replica emitted).
+pub(super) type Decode = fn(&str) -> Result<Box<dyn Any + Send + Sync>, serde_json::Error>;
+
+fn decode_as<T: DeserializeOwned + Send + Sync + 'static>(
+    json: &str,
+) -> Result<Box<dyn Any + Send + Sync>, serde_json::Error> {
+    Ok(Box::new(serde_json::from_str::<T>(json)?))
+}
+
 /// One kind of event: `EventType::new::<OrderPlaced>("order.placed")`.
 ///
 /// The payload type's JSON Schema is the `payloadSchema`, and its doc comment the
-/// description (unless [`description`](Self::description) gives one). Without
-/// [`arguments`](Self::arguments) a subscription takes no arguments and gets every
-/// occurrence.
+/// description (unless [`description`](Self::description) gives one). It is serialized for
+/// subscribers, and read back when replicas share the occurrences (`Events::redis`,
+/// feature `redis`). Without [`arguments`](Self::arguments) a subscription takes no
+/// arguments and gets every occurrence.
 ///
 /// ```
 /// use mcp_framework::events::EventType;
@@ -35,7 +45,7 @@ pub(super) type Matcher = Box<dyn Fn(&(dyn Any + Send + Sync)) -> bool + Send + 
 /// use serde::{Deserialize, Serialize};
 ///
 /// /// An order was placed.
-/// #[derive(Serialize, JsonSchema)]
+/// #[derive(Serialize, Deserialize, JsonSchema)]
 /// struct OrderPlaced { id: String, total_cents: u64, region: String }
 ///
 /// /// Which orders to hear about.
@@ -60,6 +70,8 @@ pub struct EventType {
     pub(super) payload: TypeId,
     pub(super) payload_name: &'static str,
     pub(super) payload_schema: JsonObject,
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub(super) decode: Decode,
     pub(super) input_schema: JsonObject,
     pub(super) filter: Filter,
     pub(super) scopes: Vec<String>,
@@ -83,7 +95,10 @@ impl std::fmt::Debug for EventType {
 impl EventType {
     /// Events named `name` whose payloads are `T`s. Delivered by poll and push; the last
     /// 1,000 occurrences (and at most 1 MiB of them) kept for replay.
-    pub fn new<T: Serialize + JsonSchema + Send + Sync + 'static>(name: impl Into<String>) -> Self {
+    pub fn new<T>(name: impl Into<String>) -> Self
+    where
+        T: Serialize + DeserializeOwned + JsonSchema + Send + Sync + 'static,
+    {
         let mut payload_schema = schema_for::<T>();
         let description = payload_schema
             .remove("description")
@@ -95,6 +110,7 @@ impl EventType {
             payload: TypeId::of::<T>(),
             payload_name: std::any::type_name::<T>(),
             payload_schema,
+            decode: decode_as::<T>,
             input_schema: no_arguments(),
             filter: Arc::new(|arguments| {
                 if arguments.as_object().is_some_and(|a| !a.is_empty()) {
@@ -108,6 +124,12 @@ impl EventType {
             retain_bytes: 1 << 20,
             problem: None,
         }
+    }
+
+    /// Where its occurrences are kept when the replicas share them (`Events::redis`).
+    #[cfg(feature = "redis")]
+    pub(super) fn redis_key(&self) -> String {
+        format!("mcp-framework:events:{}", self.name)
     }
 
     /// The description clients and models read (instead of the payload type's doc

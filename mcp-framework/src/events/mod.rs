@@ -10,6 +10,8 @@
 //! - `emitter.rs`: [`Emitter`], how handlers and background tasks publish occurrences;
 //! - `served.rs`: the types as a built server serves them (found by name and by payload
 //!   type, with their logs);
+//! - `shared.rs` (feature `redis`): the logs kept in Redis streams, which every replica
+//!   reads, so that an occurrence emitted on one is polled and streamed on any;
 //! - `lookup.rs`: finding the type a request names (access, delivery mode) and its filter;
 //! - `serve.rs`: `events/list`, `events/poll` and `events/stream`;
 //! - `hooks.rs`, `webhook.rs`, `delivery.rs`, `address.rs`, `receiver.rs` (feature
@@ -18,7 +20,6 @@
 //!   delivered, and the origins that publish their consent in a well-known document.
 //!
 //! The draft defines the extension for 2026-07-28 only: a legacy client is not offered it.
-//! Sharing occurrences across replicas is not served yet.
 
 #[cfg(feature = "events-webhooks")]
 mod address;
@@ -34,6 +35,8 @@ mod lookup;
 mod receiver;
 mod serve;
 mod served;
+#[cfg(feature = "redis")]
+mod shared;
 #[cfg(feature = "events-webhooks")]
 mod webhook;
 
@@ -51,6 +54,10 @@ use crate::protocol::JsonObject;
 use crate::protocol::events::EXTENSION;
 use served::{Settings, Shared};
 
+/// How many emits may wait for Redis (`Events::redis`).
+#[cfg(feature = "redis")]
+const EMIT_QUEUE: usize = 4096;
+
 /// The Events extension with its event types: register it with
 /// [`ServerBuilder::extension`](crate::ServerBuilder::extension), and publish with its
 /// [`Emitter`].
@@ -59,10 +66,10 @@ use served::{Settings, Shared};
 /// use mcp_framework::events::{EventType, Events};
 /// use mcp_framework::{Server, ToolSet, PromptSet, ResourceSet};
 /// use schemars::JsonSchema;
-/// use serde::Serialize;
+/// use serde::{Deserialize, Serialize};
 ///
 /// /// A build finished.
-/// #[derive(Serialize, JsonSchema)]
+/// #[derive(Serialize, Deserialize, JsonSchema)]
 /// struct BuildFinished { id: u64, ok: bool }
 ///
 /// let events = Events::new().event(EventType::new::<BuildFinished>("build.finished"));
@@ -80,6 +87,9 @@ pub struct Events {
     settings: Settings,
     #[cfg(feature = "events-webhooks")]
     webhooks: Option<Webhooks>,
+    /// Where the replicas share the occurrences.
+    #[cfg(feature = "redis")]
+    redis: Option<String>,
     /// Set when the server is built: what the emitters publish into.
     serving: Arc<OnceLock<Arc<Shared>>>,
 }
@@ -114,6 +124,8 @@ impl Events {
             serving: Arc::new(OnceLock::new()),
             #[cfg(feature = "events-webhooks")]
             webhooks: None,
+            #[cfg(feature = "redis")]
+            redis: None,
         }
     }
 
@@ -124,6 +136,24 @@ impl Events {
     #[must_use]
     pub fn webhooks(mut self, webhooks: Webhooks) -> Self {
         self.webhooks = Some(webhooks);
+        self
+    }
+
+    /// Keeps the occurrences in the Redis at `url` (`redis://[user:password@]host[:port][/db]`;
+    /// feature `redis`), where every replica of the server reads them: an occurrence
+    /// emitted on one replica is polled, streamed and delivered on any, a cursor is good on
+    /// every replica and after a restart (while Redis keeps what it points at), and each
+    /// type's stream (`mcp-framework:events:<type>`) keeps its [`retain`](EventType::retain)
+    /// count. Servers sharing one Redis give their types different names, or use different
+    /// databases (`/db`). Without this, the command line's `--redis-url` is used.
+    ///
+    /// An emit queues the occurrence for Redis and returns; while Redis is away up to
+    /// 4,096 wait (then [`EmitError::Backlog`]), and subscribers hear of an occurrence once
+    /// Redis has it.
+    #[cfg(feature = "redis")]
+    #[must_use]
+    pub fn redis(mut self, url: impl Into<String>) -> Self {
+        self.redis = Some(url.into());
         self
     }
 
@@ -179,10 +209,17 @@ impl Extension for Events {
     }
 
     fn setup(&self, setup: &mut Setup) {
+        #[cfg(feature = "redis")]
+        let redis = self
+            .redis
+            .clone()
+            .or_else(|| setup.redis_url().map(str::to_owned));
         let shared = match Shared::build(
             &self.types,
             self.settings,
             setup.schema_profile(),
+            #[cfg(feature = "redis")]
+            redis.is_some(),
             #[cfg(feature = "events-webhooks")]
             self.webhooks.as_ref(),
         ) {
@@ -192,6 +229,18 @@ impl Extension for Events {
                 return;
             }
         };
+        #[cfg(feature = "redis")]
+        if let Some(url) = redis {
+            match shared::connect(&shared, &url, EMIT_QUEUE) {
+                Ok(logs) => {
+                    let _ = shared.store.set(logs);
+                }
+                Err(problem) => {
+                    setup.refuse(problem);
+                    return;
+                }
+            }
+        }
         if self.serving.set(shared.clone()).is_err() {
             setup.refuse("these Events were built into a server already: make one per server");
             return;

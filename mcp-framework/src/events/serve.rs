@@ -44,7 +44,10 @@ pub(super) fn install(setup: &mut Setup, shared: &Arc<Shared>) {
         "events/poll",
         move |params: SubscribeParams, cx: Context| {
             let s = s.clone();
-            async move { poll(&s, &params, &cx) }
+            async move {
+                s.settled().await;
+                poll(&s, &params, &cx)
+            }
         },
     );
     #[cfg(feature = "events-webhooks")]
@@ -54,7 +57,10 @@ pub(super) fn install(setup: &mut Setup, shared: &Arc<Shared>) {
             "events/subscribe",
             move |params: super::webhook::WebhookParams, cx: Context| {
                 let s = s.clone();
-                async move { super::webhook::subscribe(&s, params, &cx).await }
+                async move {
+                    s.settled().await;
+                    super::webhook::subscribe(&s, params, &cx).await
+                }
             },
         );
         let s = shared.clone();
@@ -71,7 +77,10 @@ pub(super) fn install(setup: &mut Setup, shared: &Arc<Shared>) {
         "events/stream",
         move |params: SubscribeParams, cx: Context| {
             let s = s.clone();
-            async move { stream(&s, params, cx).await }
+            async move {
+                s.settled().await;
+                stream(&s, params, cx).await
+            }
         },
     );
 }

@@ -37,6 +37,9 @@ pub(super) struct Shared {
     pub(super) settings: Settings,
     /// Streams open now.
     pub(super) streams: AtomicUsize,
+    /// Where the replicas share the logs (`Events::redis`), once connected.
+    #[cfg(feature = "redis")]
+    pub(super) store: std::sync::OnceLock<crate::scale::streams::SharedLogs>,
     /// Webhook delivery, when configured.
     #[cfg(feature = "events-webhooks")]
     pub(super) hooks: Option<super::hooks::Hooks>,
@@ -48,6 +51,7 @@ impl Shared {
         types: &[EventType],
         settings: Settings,
         profile: SchemaProfile,
+        #[cfg(feature = "redis")] shared_logs: bool,
         #[cfg(feature = "events-webhooks")] webhooks: Option<&super::hooks::Webhooks>,
     ) -> Result<Self, String> {
         #[cfg(feature = "events-webhooks")]
@@ -115,7 +119,11 @@ impl Shared {
                     meta: None,
                 },
                 validator,
-                log: log::Log::new(kind.retain_events, kind.retain_bytes),
+                log: new_log(
+                    kind,
+                    #[cfg(feature = "redis")]
+                    shared_logs,
+                ),
                 kind: kind.clone(),
             });
         }
@@ -128,8 +136,29 @@ impl Shared {
             by_payload,
             settings,
             streams: AtomicUsize::new(0),
+            #[cfg(feature = "redis")]
+            store: std::sync::OnceLock::new(),
             #[cfg(feature = "events-webhooks")]
             hooks,
         })
     }
+}
+
+impl Shared {
+    /// Waits (briefly) until every log holds what was kept of it before this process
+    /// started (at once, unless the logs are shared and the server has just started).
+    pub(super) async fn settled(&self) {
+        for served in &self.types {
+            served.log.settled().await;
+        }
+    }
+}
+
+/// The log of `kind`: the process's own, or one the replicas share.
+fn new_log(kind: &EventType, #[cfg(feature = "redis")] shared: bool) -> log::Log {
+    #[cfg(feature = "redis")]
+    if shared {
+        return log::Log::shared(&kind.redis_key(), kind.retain_events, kind.retain_bytes);
+    }
+    log::Log::new(kind.retain_events, kind.retain_bytes)
 }

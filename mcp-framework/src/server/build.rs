@@ -141,9 +141,15 @@ impl ServerBuilder {
         }
         let mut all_extensions = self.extensions;
         all_extensions.extend(builtin);
-        let registered =
-            crate::extension::Extensions::build(&all_extensions, self.config.schema_profile)
-                .map_err(|e| Error::Config(format!("extensions: {e}")))?;
+        let registered = crate::extension::Extensions::build(
+            &all_extensions,
+            &crate::extension::Environment {
+                profile: self.config.schema_profile,
+                #[cfg(feature = "redis")]
+                redis_url: self.redis_url.clone(),
+            },
+        )
+        .map_err(|e| Error::Config(format!("extensions: {e}")))?;
         let mut extensions = JsonObject::new();
         for (id, settings) in &registered.declared {
             extensions.insert(id.clone(), serde_json::Value::Object(settings.clone()));

@@ -58,6 +58,9 @@ pub struct ServerBuilder {
     pub(super) task_store: Option<Box<dyn TaskStore>>,
     /// Replaces `task_store`, and does not make the server keep tasks (the command line's).
     pub(super) make_task_store: Option<MakeTaskStore>,
+    /// The Redis the replicas share (the command line's `--redis-url`), for extensions.
+    #[cfg(feature = "redis")]
+    pub(super) redis_url: Option<String>,
     pub(super) skills: Vec<Skill>,
     pub(super) skill_dirs: Vec<PathBuf>,
     /// The extensions enabled (SEP-3371's registration point).
@@ -113,6 +116,8 @@ impl Server {
             tasks: None,
             task_store: None,
             make_task_store: None,
+            #[cfg(feature = "redis")]
+            redis_url: None,
             skills: Vec::new(),
             skill_dirs: Vec::new(),
             on_build: Vec::new(),
@@ -529,6 +534,14 @@ impl ServerBuilder {
         self.make_task_store = Some(make);
         self
     }
+    /// Names the Redis the replicas share to the extensions
+    /// ([`Setup::redis_url`](crate::extension::Setup::redis_url)).
+    #[cfg(feature = "redis")]
+    pub(crate) fn shared_redis(mut self, url: &str) -> Self {
+        self.redis_url = Some(url.to_owned());
+        self
+    }
+
     /// Runs `start` with the handle of the server `build()` makes, once it is built.
     #[cfg_attr(not(feature = "proxy"), allow(dead_code))]
     pub(crate) fn on_build(mut self, start: OnBuild) -> Self {

@@ -136,8 +136,9 @@ fn read_state_keys(path: &str) -> Result<Vec<crate::mrtr::StateKey>, Error> {
         .map_err(|e| Error::Usage(format!("the state key file {path}: {e}")))
 }
 
-/// `builder` with change events shared through the Redis at `url`, and its tasks (if it
-/// keeps any) kept there.
+/// `builder` with change events shared through the Redis at `url`, its tasks (if it
+/// keeps any) kept there, and the URL named to its extensions (the Events extension keeps
+/// its occurrences there).
 #[cfg(feature = "redis")]
 fn with_redis(builder: ServerBuilder, url: &str) -> Result<ServerBuilder, Error> {
     let bus = crate::scale::RedisEventBus::connect(url).map_err(|e| Error::Usage(e.to_string()))?;
@@ -145,6 +146,7 @@ fn with_redis(builder: ServerBuilder, url: &str) -> Result<ServerBuilder, Error>
     tracing::info!("change events shared through Redis");
     let url = url.to_owned();
     Ok(builder
+        .shared_redis(&url)
         .event_bus(bus)
         .make_task_store(Box::new(move |config| {
             let store = crate::scale::RedisTaskStore::new(&url, config.max_tasks)
