@@ -10,8 +10,9 @@
 //! ```
 //!
 //! The server must serve the `everything` surface (`toggle_extra_tool` changes the tool
-//! list). Every connection goes to 127.0.0.1; the run is bounded by `--rounds` and a
-//! per-round timeout.
+//! list). With `--events`, the streams are `events/stream` subscriptions to `alert.raised`
+//! (the Events extension) and each round raises one alert (`raise_alert`) instead. Every
+//! connection goes to 127.0.0.1; the run is bounded by `--rounds` and a per-round timeout.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -23,6 +24,8 @@ use tokio::net::TcpStream;
 use tokio::sync::{Mutex, Semaphore, watch};
 
 struct Args {
+    /// Event streams (`events/stream`) instead of listen streams.
+    events: bool,
     /// Multiplex the streams over HTTP/2 (prior knowledge, cleartext) connections.
     http2: bool,
     addr: SocketAddr,
@@ -37,6 +40,7 @@ struct Args {
 
 fn parse_args() -> Args {
     let mut a = Args {
+        events: false,
         http2: false,
         addr: "127.0.0.1:8080".parse().expect("addr"),
         path: "/mcp".into(),
@@ -84,6 +88,11 @@ fn parse_args() -> Args {
                 i += 1;
                 continue;
             }
+            "--events" => {
+                a.events = true;
+                i += 1;
+                continue;
+            }
             other => panic!("unknown argument {other}"),
         }
         i += 2;
@@ -109,6 +118,49 @@ fn post(path: &str, addr: SocketAddr, method: &str, body: &str, name: Option<&st
         body.len()
     )
     .into_bytes()
+}
+
+impl Args {
+    /// The request that opens stream `i`.
+    fn subscribe(&self, i: usize) -> (&'static str, String) {
+        if self.events {
+            let body = format!(
+                r#"{{"jsonrpc":"2.0","id":{i},"method":"events/stream","params":{{"name":"alert.raised",{META}}}}}"#
+            );
+            return ("events/stream", body);
+        }
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":{i},"method":"subscriptions/listen","params":{{"notifications":{{"toolsListChanged":true}},{META}}}}}"#
+        );
+        ("subscriptions/listen", body)
+    }
+
+    /// What the first message of an open stream says.
+    fn opened(&self) -> &'static str {
+        if self.events {
+            "events/active"
+        } else {
+            "acknowledged"
+        }
+    }
+
+    /// What a stream hears when a round's change reaches it.
+    fn arrived(&self) -> &'static [u8] {
+        if self.events {
+            b"events/event"
+        } else {
+            b"list_changed"
+        }
+    }
+
+    /// The tool whose call is a round's change, and its arguments.
+    fn change(&self) -> (&'static str, &'static str) {
+        if self.events {
+            ("raise_alert", r#"{"level":"info","message":"bench"}"#)
+        } else {
+            ("toggle_extra_tool", "{}")
+        }
+    }
 }
 
 const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
@@ -166,14 +218,12 @@ async fn h2_connection(addr: SocketAddr, index: usize) -> H2Sender {
 
 /// One listen stream over HTTP/2; returns its body after the acknowledgement.
 async fn h2_listen(send: H2Sender, a: &Args, i: usize) -> h2::RecvStream {
-    let body = format!(
-        r#"{{"jsonrpc":"2.0","id":{i},"method":"subscriptions/listen","params":{{"notifications":{{"toolsListChanged":true}},{META}}}}}"#
-    );
+    let (method, body) = a.subscribe(i);
     let req = http::Request::post(format!("http://{}{}", a.addr, a.path))
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")
         .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "subscriptions/listen")
+        .header("mcp-method", method)
         .body(())
         .expect("request");
     let mut send = send.ready().await.expect("h2 ready");
@@ -183,7 +233,7 @@ async fn h2_listen(send: H2Sender, a: &Args, i: usize) -> h2::RecvStream {
         .expect("send body");
     let mut body = resp.await.expect("response").into_body();
     let mut seen = String::new();
-    while !seen.contains("acknowledged") {
+    while !seen.contains(a.opened()) {
         let chunk = body.data().await.expect("stream open").expect("data");
         let _ = body.flow_control().release_capacity(chunk.len());
         seen.push_str(&String::from_utf8_lossy(&chunk));
@@ -225,7 +275,8 @@ async fn main() {
                 let probe = i < a.probe;
                 while let Some(Ok(chunk)) = body.data().await {
                     let _ = body.flow_control().release_capacity(chunk.len());
-                    if probe && chunk.windows(12).any(|w| w == b"list_changed") {
+                    let arrived = a.arrived();
+                    if probe && chunk.windows(arrived.len()).any(|w| w == arrived) {
                         let (_, t0) = *round_rx.borrow();
                         arrivals
                             .lock()
@@ -247,17 +298,17 @@ async fn main() {
             let permit = gate.acquire_owned().await.expect("semaphore");
             let at = a.listen[i % a.listen.len()];
             let mut s = connect_as_peer(at, i).await;
-            let body = format!(
-                r#"{{"jsonrpc":"2.0","id":{i},"method":"subscriptions/listen","params":{{"notifications":{{"toolsListChanged":true}},{META}}}}}"#
-            );
-            s.write_all(&post(&a.path, at, "subscriptions/listen", &body, None)).await.expect("write");
+            let (method, body) = a.subscribe(i);
+            s.write_all(&post(&a.path, at, method, &body, None))
+                .await
+                .expect("write");
             let mut buf = vec![0u8; 4096];
             let mut seen = String::new();
             loop {
                 let n = s.read(&mut buf).await.expect("read");
                 assert!(n > 0, "stream closed before the acknowledgement");
                 seen.push_str(&String::from_utf8_lossy(&buf[..n]));
-                if seen.contains("acknowledged") {
+                if seen.contains(a.opened()) {
                     break;
                 }
             }
@@ -271,9 +322,13 @@ async fn main() {
                     Ok(0) | Err(_) => return,
                     Ok(n) => n,
                 };
-                if probe && buf[..n].windows(12).any(|w| w == b"list_changed") {
+                let arrived = a.arrived();
+                if probe && buf[..n].windows(arrived.len()).any(|w| w == arrived) {
                     let (_, t0) = *round_rx.borrow();
-                    arrivals.lock().await.push(t0.elapsed().as_secs_f64() * 1000.0);
+                    arrivals
+                        .lock()
+                        .await
+                        .push(t0.elapsed().as_secs_f64() * 1000.0);
                 }
             }
         }));
@@ -299,24 +354,21 @@ async fn main() {
         );
     }
     let mut all = Vec::new();
+    // Per round: the probes reached, over the time the last one took.
+    let mut rates = Vec::new();
     for round in 1..=a.rounds {
         arrivals.lock().await.clear();
         round_tx
             .send((round, Instant::now()))
             .expect("listeners alive");
         let mut s = TcpStream::connect(a.addr).await.expect("connect");
+        let (tool, arguments) = a.change();
         let body = format!(
-            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"toggle_extra_tool","arguments":{{}},{META}}}}}"#
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"{tool}","arguments":{arguments},{META}}}}}"#
         );
-        s.write_all(&post(
-            &a.path,
-            a.addr,
-            "tools/call",
-            &body,
-            Some("toggle_extra_tool"),
-        ))
-        .await
-        .expect("write");
+        s.write_all(&post(&a.path, a.addr, "tools/call", &body, Some(tool)))
+            .await
+            .expect("write");
         let deadline = Instant::now() + Duration::from_secs(10);
         while arrivals.lock().await.len() < a.probe && Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(2)).await;
@@ -329,17 +381,21 @@ async fn main() {
             got.len(),
             a.probe
         );
+        let last = got.iter().copied().fold(0.0_f64, f64::max);
+        rates.push(got.len() as f64 / (last / 1000.0));
         all.extend(got);
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     all.sort_by(f64::total_cmp);
+    rates.sort_by(f64::total_cmp);
     println!(
-        "fanout_rounds={} probes={} p50_ms={:.2} p99_ms={:.2} max_ms={:.2}",
+        "fanout_rounds={} probes={} p50_ms={:.2} p99_ms={:.2} max_ms={:.2} deliveries_per_s_median={:.0}",
         a.rounds,
         a.probe,
         percentile(&all, 0.5),
         percentile(&all, 0.99),
-        all.last().copied().unwrap_or(f64::NAN)
+        all.last().copied().unwrap_or(f64::NAN),
+        percentile(&rates, 0.5)
     );
     if let Some(pid) = a.server_pid {
         println!("server_rss_kb_after={}", rss_kb(pid).unwrap_or(0));
