@@ -26,6 +26,22 @@ async fn until(p: &mut Proc, want: impl Fn(&Value) -> bool) -> Value {
     }
 }
 
+/// Reads messages until one satisfying each of `a` and `b` was seen, in any order.
+async fn both(p: &mut Proc, a: impl Fn(&Value) -> bool, b: impl Fn(&Value) -> bool) -> [Value; 2] {
+    let (mut first, mut second) = (None, None);
+    loop {
+        let v = p.next().await;
+        if first.is_none() && a(&v) {
+            first = Some(v);
+        } else if second.is_none() && b(&v) {
+            second = Some(v);
+        }
+        if let (Some(x), Some(y)) = (&first, &second) {
+            return [x.clone(), y.clone()];
+        }
+    }
+}
+
 fn notification<'a>(method: &'a str, subscription: i64) -> impl Fn(&Value) -> bool + 'a {
     move |v: &Value| v["method"] == method && v["params"]["_meta"][SUBSCRIPTION] == subscription
 }
@@ -268,6 +284,102 @@ async fn legacy_clients_are_not_offered_events() {
         .await;
     let (refused, _) = p.until(2).await;
     assert_eq!(refused["error"]["code"], -32601, "{refused}");
+}
+
+#[tokio::test]
+async fn types_added_and_removed_while_serving_are_announced_and_end_their_streams() {
+    let mut p = Proc::spawn_args(
+        tests::stdio::Wiring::Pipes,
+        &["--event-heartbeat-ms", "200"],
+    );
+    // The extension declares that its list changes, and a listener may ask to hear of it
+    // (the field the extension adds to the listen filter is echoed as granted).
+    p.request(1, "server/discover", json!({})).await;
+    let (discover, _) = p.until(1).await;
+    assert_eq!(
+        discover["result"]["capabilities"]["extensions"]["io.modelcontextprotocol/events"],
+        json!({"listChanged": true}),
+        "{discover}"
+    );
+    p.request(
+        2,
+        "subscriptions/listen",
+        json!({"notifications": {"eventsListChanged": true, "toolsListChanged": true, "somethingElse": true}}),
+    )
+    .await;
+    let ack = until(
+        &mut p,
+        notification("notifications/subscriptions/acknowledged", 2),
+    )
+    .await;
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"eventsListChanged": true, "toolsListChanged": true}),
+        "{ack}"
+    );
+    p.request(3, "events/poll", json!({"name": "maintenance.window"}))
+        .await;
+    let (unknown, _) = p.until(3).await;
+    assert_eq!(unknown["error"]["code"], -32023, "{unknown}");
+
+    // A plugin is loaded: the listener is told, and the type is listed and streamed.
+    p.request(
+        4,
+        "tools/call",
+        json!({"name": "toggle_maintenance_events", "arguments": {}}),
+    )
+    .await;
+    let [changed, added] = both(
+        &mut p,
+        notification("notifications/events/list_changed", 2),
+        |v| v["id"] == 4,
+    )
+    .await;
+    assert_eq!(changed["params"]["_meta"][SUBSCRIPTION], 2, "{changed}");
+    assert_eq!(
+        added["result"]["content"][0]["text"], "maintenance.window added",
+        "{added}"
+    );
+    p.request(5, "events/list", json!({})).await;
+    let (list, _) = p.until(5).await;
+    let names: Vec<&str> = list["result"]["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["alert.raised", "maintenance.window"], "{list}");
+    p.request(6, "events/stream", json!({"name": "maintenance.window"}))
+        .await;
+    until(&mut p, notification("notifications/events/active", 6)).await;
+
+    // Unloaded: its stream is terminated as the draft says (not found, kind "event"),
+    // then ends with its result; the listener is told again; a poll is refused.
+    p.request(
+        7,
+        "tools/call",
+        json!({"name": "toggle_maintenance_events", "arguments": {}}),
+    )
+    .await;
+    let ended = until(&mut p, notification("notifications/events/terminated", 6)).await;
+    assert_eq!(ended["params"]["error"]["code"], -32023, "{ended}");
+    assert_eq!(ended["params"]["error"]["data"]["kind"], "event", "{ended}");
+    let [result, _] = both(
+        &mut p,
+        |v| v["id"] == 6,
+        notification("notifications/events/list_changed", 2),
+    )
+    .await;
+    assert_eq!(result["result"]["resultType"], "complete", "{result}");
+    p.request(8, "events/poll", json!({"name": "maintenance.window"}))
+        .await;
+    let (gone, _) = p.until(8).await;
+    assert_eq!(gone["error"]["code"], -32023, "{gone}");
+    // The other type is untouched.
+    p.request(9, "events/poll", json!({"name": "alert.raised"}))
+        .await;
+    let (alive, _) = p.until(9).await;
+    assert!(alive["result"]["cursor"].is_string(), "{alive}");
 }
 
 #[tokio::test]
@@ -1091,4 +1203,113 @@ async fn a_host_cannot_be_flooded_with_verification_challenges() {
     let challenged = codes.iter().filter(|c| **c == -32027).count();
     let limited = codes.iter().filter(|c| **c == -32025).count();
     assert_eq!((challenged, limited), (10, 2), "{codes:?}");
+}
+
+#[tokio::test]
+async fn a_removed_type_ends_its_http_streams_and_webhook_subscriptions() {
+    use mcp_framework::events::{Delivery, EventTypeError, Webhooks};
+    let receiver = Receiver::default();
+    let base = receiver.start().await;
+    let events = Events::new()
+        .webhooks(Webhooks::new().allow_plain_http().allow_private_networks())
+        .event(EventType::new::<Deployed>("deploy.finished").delivery([
+            Delivery::Poll,
+            Delivery::Push,
+            Delivery::Webhook,
+        ]));
+    let types = events.event_types();
+    // Before the server is built there is nothing to change.
+    assert!(matches!(
+        types.add(EventType::new::<Alert>("alert")),
+        Err(EventTypeError::NotServing)
+    ));
+    let server = Server::builder()
+        .tools(ToolSet::new())
+        .prompts(PromptSet::new())
+        .resources(ResourceSet::new())
+        .extension(events)
+        .build()
+        .unwrap();
+    // A type is checked as `build()` checks one: a payload type taken, a webhook type…
+    let taken = types.add(EventType::new::<Deployed>("deploy.again"));
+    assert!(
+        matches!(&taken, Err(EventTypeError::Invalid(why)) if why.contains("payload of two")),
+        "{taken:?}"
+    );
+    types
+        .add(EventType::new::<Alert>("alert.raised"))
+        .expect("a new type");
+    assert_eq!(types.names(), ["deploy.finished", "alert.raised"]);
+    let r = tests::wire::start_authenticated(server).await;
+
+    // A webhook subscription (verified by the receiver) and an SSE stream on the type.
+    let subscribed = call(
+        &r,
+        "",
+        "events/subscribe",
+        json!({"name": "deploy.finished",
+               "delivery": {"mode": "webhook", "url": format!("{base}/hook"), "secret": whsec()}}),
+    )
+    .await;
+    assert!(subscribed["result"]["id"].is_string(), "{subscribed}");
+    let resp = post(
+        &r,
+        &request(5, "events/stream", json!({"name": "deploy.finished"})),
+    )
+    .header("x-user", "ada")
+    .send()
+    .await
+    .unwrap();
+    let mut stream = Listener::follow(resp);
+    let active = stream.next(Duration::from_secs(5)).await.expect("active");
+    assert_eq!(active["method"], "notifications/events/active", "{active}");
+
+    assert!(types.remove("deploy.finished"));
+    assert!(!types.remove("deploy.finished"), "removed once");
+    let ended = stream
+        .next(Duration::from_secs(5))
+        .await
+        .expect("terminated");
+    assert_eq!(
+        ended["method"], "notifications/events/terminated",
+        "{ended}"
+    );
+    assert_eq!(ended["params"]["error"]["code"], -32023, "{ended}");
+    assert_eq!(ended["params"]["_meta"][SUBSCRIPTION], 5, "{ended}");
+    let result = stream.next(Duration::from_secs(5)).await.expect("result");
+    assert_eq!(result["id"], 5, "{result}");
+    assert_eq!(result["result"]["resultType"], "complete", "{result}");
+    // The webhook is told, signed like every delivery (the receiver checks it).
+    let got = receiver.wait_for(1).await;
+    let (headers, body) = &got[0];
+    assert_eq!(body["type"], "terminated", "{body}");
+    assert_eq!(body["error"]["code"], -32023, "{body}");
+    assert_eq!(body["error"]["data"]["kind"], "event", "{body}");
+    assert!(
+        headers["webhook-id"]
+            .to_str()
+            .unwrap()
+            .starts_with("msg_terminated_")
+    );
+    // Gone for every mode; the other type stays.
+    let again = call(
+        &r,
+        "",
+        "events/subscribe",
+        json!({"name": "deploy.finished",
+               "delivery": {"mode": "webhook", "url": format!("{base}/hook"), "secret": whsec()}}),
+    )
+    .await;
+    assert_eq!(again["error"]["code"], -32023, "{again}");
+    let listed = call(&r, "", "events/list", json!({})).await;
+    assert_eq!(
+        listed["result"]["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["name"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        ["alert.raised"],
+        "{listed}"
+    );
 }

@@ -477,3 +477,91 @@ async fn an_extension_that_clients_must_declare_refuses_those_that_did_not() {
         .unwrap_err();
     assert_eq!(e.rpc().map(|e| e.code), Some(-32021), "{e}");
 }
+
+/// `com.example/plugins`: announces on `subscriptions/listen` that its plugins changed.
+struct Plugins {
+    field: &'static str,
+    method: &'static str,
+    notifier: Arc<Mutex<Option<mcp_framework::extension::ListenNotifier>>>,
+}
+
+impl Extension for Plugins {
+    fn id(&self) -> &str {
+        "com.example/plugins"
+    }
+
+    fn setup(&self, setup: &mut Setup) {
+        let notifier = setup.listen_notification(self.field, self.method);
+        *self.notifier.lock().unwrap() = Some(notifier);
+    }
+}
+
+#[tokio::test]
+async fn an_extension_adds_a_listen_filter_field_and_its_notification() {
+    let notifier = Arc::new(Mutex::new(None));
+    let server = Server::builder()
+        .tools(mcp_framework::ToolSet::new())
+        .extension(Plugins {
+            field: "pluginsListChanged",
+            method: "notifications/com.example/plugins/list_changed",
+            notifier: notifier.clone(),
+        })
+        .build()
+        .unwrap();
+    let r = wire::start(server).await;
+    let body = wire::request(
+        7,
+        "subscriptions/listen",
+        json!({"notifications": {"pluginsListChanged": true, "unheardOf": true}}),
+    );
+    let resp = wire::post(&r, &body).send().await.unwrap();
+    let mut asked = wire::Listener::follow(resp);
+    let ack = asked
+        .next(std::time::Duration::from_secs(5))
+        .await
+        .expect("acknowledged");
+    // Granted what the extension added, not what nobody serves.
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"pluginsListChanged": true}),
+        "{ack}"
+    );
+    let mut other = wire::Listener::open(&r, json!({"toolsListChanged": true})).await;
+    notifier.lock().unwrap().as_ref().unwrap().notify();
+    let heard = asked
+        .next(std::time::Duration::from_secs(5))
+        .await
+        .expect("the extension's notification");
+    assert_eq!(
+        heard["method"], "notifications/com.example/plugins/list_changed",
+        "{heard}"
+    );
+    assert_eq!(
+        heard["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 7,
+        "{heard}"
+    );
+    // A listener that did not ask hears nothing of it.
+    assert_eq!(
+        other.next(std::time::Duration::from_millis(300)).await,
+        None
+    );
+
+    // Fields of the protocol, fields taken twice, and methods that are not notifications
+    // fail the build.
+    let refused = |field: &'static str, method: &'static str| {
+        Server::builder()
+            .tools(mcp_framework::ToolSet::new())
+            .extension(Plugins {
+                field,
+                method,
+                notifier: Arc::default(),
+            })
+            .build()
+            .unwrap_err()
+            .to_string()
+    };
+    let e = refused("toolsListChanged", "notifications/x");
+    assert!(e.contains("a field of the protocol itself"), "{e}");
+    let e = refused("pluginsListChanged", "plugins/changed");
+    assert!(e.contains("is not a notification"), "{e}");
+}

@@ -31,7 +31,7 @@ mod apps;
 use std::time::Duration;
 
 use mcp_framework::clap;
-use mcp_framework::events::{Emitter, EventType, Events};
+use mcp_framework::events::{Emitter, EventType, EventTypes, Events};
 use mcp_framework::middleware::{self, AuditLayer};
 use mcp_framework::protocol::{CreateMessageRequestParams, JsonObject, Root, SamplingMessage};
 use mcp_framework::{
@@ -466,6 +466,29 @@ fn raise_alert(
         .emit(Alert { level, message })
         .map_err(|e| ToolError::new(e.to_string()))?;
     Ok(format!("raised {id}"))
+}
+
+/// A maintenance window was announced (`maintenance.window`, an event type served only
+/// after `toggle_maintenance_events`).
+#[derive(Serialize, Deserialize, JsonSchema)]
+struct Maintenance {
+    /// What is being maintained.
+    system: String,
+}
+
+/// Adds the event type `maintenance.window` if it is absent, removes it otherwise (as a
+/// plugin would, loaded and unloaded): listeners that asked for `eventsListChanged` are
+/// told, and the removed type's streams end with `notifications/events/terminated`.
+#[tool]
+fn toggle_maintenance_events(types: State<EventTypes>) -> Result<&'static str, ToolError> {
+    if types.remove("maintenance.window") {
+        Ok("maintenance.window removed")
+    } else {
+        types
+            .add(EventType::new::<Maintenance>("maintenance.window"))
+            .map_err(|e| ToolError::new(e.to_string()))?;
+        Ok("maintenance.window added")
+    }
 }
 
 /// Only listed after `toggle_extra_tool`.
@@ -960,6 +983,7 @@ async fn main() -> Result<(), mcp_framework::Error> {
             let events = events(Duration::from_millis(options.event_heartbeat_ms));
             builder
                 .state(events.emitter())
+                .state(events.event_types())
                 .extension(events)
                 .instructions(
                     options.instructions.unwrap_or_else(|| {

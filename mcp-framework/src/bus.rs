@@ -25,6 +25,10 @@ pub enum ChangeEvent {
     /// A task changed (the Tasks extension): for `notifications/tasks` on the listen
     /// streams of its owner that asked for it.
     TaskChanged(Arc<TaskEvent>),
+    /// Something an extension announces on `subscriptions/listen` changed: the listen
+    /// filter field that asks for its notification (see
+    /// [`Setup::listen_notification`](crate::extension::Setup::listen_notification)).
+    Extension(Arc<str>),
 }
 
 /// A task's new state, as `notifications/tasks` carries it.

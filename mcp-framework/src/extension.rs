@@ -99,6 +99,8 @@ pub(crate) type NotificationFn = Arc<dyn Fn(Value) -> BoxFuture<()> + Send + Syn
 /// What the server tells its extensions about itself at setup.
 pub(crate) struct Environment {
     pub(crate) profile: crate::schema_profile::SchemaProfile,
+    /// The server's change bus (what [`ListenNotifier`]s publish on).
+    pub(crate) bus: Arc<dyn crate::bus::EventBus>,
     #[cfg(feature = "redis")]
     pub(crate) redis_url: Option<String>,
 }
@@ -111,6 +113,9 @@ pub struct Setup {
     /// The Redis the replicas share, if the command line named one.
     #[cfg(feature = "redis")]
     redis_url: Option<String>,
+    bus: Arc<dyn crate::bus::EventBus>,
+    /// The `subscriptions/listen` filter fields it honors, with their notifications.
+    listen: Vec<(String, String)>,
     requests: Vec<(String, RequestFn)>,
     /// The requests that stream (see [`Setup::stream`]).
     streams: Vec<String>,
@@ -251,6 +256,38 @@ impl Setup {
         self.redis_url.as_deref()
     }
 
+    /// Adds `field` to the filter of `subscriptions/listen`: a listener that sets it to
+    /// `true` is told so in its acknowledgement and is sent `method` (a
+    /// `notifications/…` with no params but the subscription's `_meta`) each time the
+    /// returned [`ListenNotifier`] fires, on this replica and, with a shared bus, on every
+    /// other. The Events extension's `eventsListChanged` is one:
+    ///
+    /// ```
+    /// # use mcp_framework::extension::{Extension, Setup};
+    /// # struct Plugins;
+    /// # impl Extension for Plugins {
+    /// #     fn id(&self) -> &str { "com.example/plugins" }
+    /// fn setup(&self, setup: &mut Setup) {
+    ///     let changed = setup.listen_notification(
+    ///         "pluginsListChanged",
+    ///         "notifications/com.example/plugins/list_changed",
+    ///     );
+    ///     // …kept where plugins are loaded: `changed.notify()` after each.
+    ///     # drop(changed);
+    /// }
+    /// # }
+    /// ```
+    ///
+    /// A field of the protocol's own filter, or one another extension took, fails
+    /// `build()`; so does a `method` outside `notifications/`.
+    pub fn listen_notification(&mut self, field: &str, method: &str) -> ListenNotifier {
+        self.listen.push((field.to_owned(), method.to_owned()));
+        ListenNotifier {
+            bus: self.bus.clone(),
+            field: Arc::from(field),
+        }
+    }
+
     /// Fails the server's `build()` with `problem` (its configuration cannot be served: a
     /// name defined twice, a schema that does not compile…), named with the extension's
     /// identifier among every other problem found.
@@ -267,6 +304,41 @@ impl Setup {
         self
     }
 }
+
+/// Sends an extension's notification on the `subscriptions/listen` streams that asked for
+/// it (see [`Setup::listen_notification`]). Cheap to clone; keep it where the change
+/// happens.
+#[derive(Clone)]
+pub struct ListenNotifier {
+    bus: Arc<dyn crate::bus::EventBus>,
+    field: Arc<str>,
+}
+
+impl std::fmt::Debug for ListenNotifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ListenNotifier")
+            .field("field", &self.field)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ListenNotifier {
+    /// Tells every listener that asked for this notification (now: a listener that opens
+    /// later is not told of changes before it).
+    pub fn notify(&self) {
+        self.bus
+            .publish(crate::bus::ChangeEvent::Extension(self.field.clone()));
+    }
+}
+
+/// The filter fields of `subscriptions/listen` the protocol defines itself.
+const CORE_LISTEN_FIELDS: &[&str] = &[
+    "toolsListChanged",
+    "promptsListChanged",
+    "resourcesListChanged",
+    "resourceSubscriptions",
+    "taskIds",
+];
 
 /// The methods this server answers itself: no extension may take them.
 const CORE_METHODS: &[&str] = &[
@@ -309,6 +381,9 @@ pub(crate) struct Extensions {
     modern_only_methods: HashSet<String>,
     /// The methods answered only to clients that declare their extension, and which.
     declared_only: HashMap<String, String>,
+    /// The `subscriptions/listen` filter fields extensions added, with their
+    /// notifications.
+    pub(crate) listen: Vec<(Arc<str>, Arc<str>)>,
     #[cfg(feature = "http")]
     pub(crate) routes: Vec<(String, axum::routing::MethodRouter)>,
 }
@@ -356,6 +431,8 @@ impl Extensions {
                 profile: environment.profile,
                 #[cfg(feature = "redis")]
                 redis_url: environment.redis_url.clone(),
+                bus: environment.bus.clone(),
+                listen: Vec::new(),
                 requests: Vec::new(),
                 streams: Vec::new(),
                 refusals: Vec::new(),
@@ -399,6 +476,26 @@ impl Extensions {
                         .iter()
                         .map(|(m, _)| (m.clone(), setup.id.clone())),
                 );
+            }
+            for (field, method) in setup.listen.drain(..) {
+                if CORE_LISTEN_FIELDS.contains(&field.as_str()) {
+                    problems.push(format!(
+                        "`{}` adds `{field}` to the listen filter, a field of the protocol itself",
+                        setup.id
+                    ));
+                } else if !method.starts_with("notifications/") {
+                    problems.push(format!(
+                        "`{}`: `{method}` is not a notification (`notifications/…`)",
+                        setup.id
+                    ));
+                } else if out.listen.iter().any(|(f, _)| **f == *field) {
+                    problems.push(format!(
+                        "`{}` adds `{field}` to the listen filter, which another extension added",
+                        setup.id
+                    ));
+                } else {
+                    out.listen.push((field.into(), method.into()));
+                }
             }
             out.streams.extend(setup.streams);
             out.rpc.extend(setup.rpc);

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use serde::Deserialize;
+use serde_json::Value;
 use serde_json::value::RawValue;
 use tokio::sync::broadcast::{self, error::RecvError};
 
@@ -158,6 +159,13 @@ impl Listen {
                     .is_some_and(|t| t.list_changed == Some(true)),
             ),
             resource_subscriptions: None,
+            extensions: server
+                .extensions
+                .listen
+                .iter()
+                .filter(|(field, _)| wanted.extensions.get(&**field) == Some(&Value::Bool(true)))
+                .map(|(field, _)| (field.to_string(), Value::Bool(true)))
+                .collect(),
             task_ids: wanted
                 .task_ids
                 .filter(|ids| server.tasks.is_some() && !ids.is_empty())
@@ -246,6 +254,12 @@ impl Listen {
                 )));
             }
             ChangeEvent::TaskChanged(task) => return self.task_notification(task),
+            ChangeEvent::Extension(field) if f.extensions.contains_key(&**field) => {
+                let (_, method) =
+                    (self.server.extensions.listen.iter()).find(|(f, _)| f == field)?;
+                let params = NotificationParams { meta: self.tag() };
+                return Some(Bytes::from(notification_message(method, &params)));
+            }
             _ => return None,
         };
         let params = NotificationParams { meta: self.tag() };

@@ -18,7 +18,7 @@ use serde_json::json;
 
 use super::hooks::{Hooks, Subscription, Webhooks};
 use super::kind::Matcher;
-use super::served::Shared;
+use super::served::{Served, Shared};
 use crate::protocol::events::Occurrence;
 
 /// A message to POST: its `webhook-id` and body.
@@ -187,17 +187,17 @@ async fn deliver(hooks: &Hooks, sub: &Subscription, post: &Post) -> bool {
     false
 }
 
-/// The task of one subscription: from `after`, every occurrence of type `index` that
-/// passes `keep`, until the subscription ends.
+/// The task of one subscription: from `after`, every occurrence of `served` that passes
+/// `keep`, until the subscription ends (unsubscribed, expired, or its type removed: then a
+/// `terminated` envelope says so).
 pub(super) async fn run(
     shared: Arc<Shared>,
-    index: usize,
+    served: Arc<Served>,
     sub: Arc<Subscription>,
     keep: Matcher,
     after: u64,
 ) {
     let hooks = shared.hooks.as_ref().expect("webhooks configured");
-    let served = &shared.types[index];
     let log = &served.log;
     let mut head = log.watch();
     let mut position = after;
@@ -242,6 +242,16 @@ pub(super) async fn run(
         let expires = *sub.expires.lock().expect("expiry");
         tokio::select! {
             () = sub.ended.cancelled() => return,
+            () = served.removed.cancelled() => {
+                let error = super::lookup::removed(&served.kind.name);
+                let envelope = Post {
+                    message_id: format!("msg_terminated_{}", &crate::unguessable::hex_id()[..16]),
+                    body: json!({"type": "terminated", "error": error}).to_string().into_bytes(),
+                };
+                deliver(hooks, &sub, &envelope).await;
+                sub.ended.cancel();
+                break;
+            }
             changed = head.changed() => if changed.is_err() { break },
             () = tokio::time::sleep_until(expires.into()) => {
                 // Refreshed meanwhile: go on.

@@ -73,11 +73,10 @@ impl Emitter {
         payload: T,
     ) -> Result<String, EmitError> {
         let shared = self.serving.get().ok_or(EmitError::NotServing)?;
-        let index = *shared
-            .by_payload
-            .get(&TypeId::of::<T>())
+        let catalog = shared.catalog();
+        let served = catalog
+            .of_payload(TypeId::of::<T>())
             .ok_or(EmitError::UnknownPayload(std::any::type_name::<T>()))?;
-        let served = &shared.types[index];
         let data = serde_json::value::to_raw_value(&payload)
             .map_err(|e| EmitError::Serialize(e.to_string()))?;
         let now = SystemTime::now();
@@ -88,7 +87,7 @@ impl Emitter {
             humantime::format_rfc3339_millis(UNIX_EPOCH + Duration::from_millis(at_ms)).to_string();
         let id = event_id.unwrap_or_else(|| format!("evt_{}", &crate::unguessable::hex_id()[..20]));
         #[cfg(feature = "redis")]
-        if let Some(store) = shared.store.get() {
+        if let (Some(store), Some(index)) = (shared.store.get(), served.shared_log) {
             let body = super::shared::body(&id, &timestamp, at_ms, &data);
             return if store.append(index, body) {
                 Ok(id)

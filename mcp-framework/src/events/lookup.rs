@@ -3,6 +3,8 @@
 //! `-32026`. And a subscription's filter, from its arguments checked against the type's
 //! `inputSchema`.
 
+use std::sync::Arc;
+
 use serde_json::{Value, json};
 
 use super::kind::Matcher;
@@ -30,29 +32,22 @@ pub(super) fn access(served: &Served, cx: &Context) -> Access {
 }
 
 /// The event type `name` for a subscription delivered by `mode`, if this caller may have it.
-pub(super) fn find<'s>(
-    shared: &'s Shared,
+pub(super) fn find(
+    shared: &Shared,
     cx: &Context,
     name: &str,
     mode: Delivery,
-) -> Result<&'s Served, ErrorObject> {
-    find_indexed(shared, cx, name, mode).map(|(_, served)| served)
-}
-
-/// [`find`], with the type's index.
-pub(super) fn find_indexed<'s>(
-    shared: &'s Shared,
-    cx: &Context,
-    name: &str,
-    mode: Delivery,
-) -> Result<(usize, &'s Served), ErrorObject> {
+) -> Result<Arc<Served>, ErrorObject> {
     let not_found = || {
         ErrorObject::new(codes::NOT_FOUND, format!("Unknown event type: {name}"))
             .with_data(json!({"kind": "event"}))
     };
-    let index = *shared.by_name.get(name).ok_or_else(not_found)?;
-    let served = &shared.types[index];
-    match access(served, cx) {
+    let served = shared
+        .catalog()
+        .named(name)
+        .cloned()
+        .ok_or_else(not_found)?;
+    match access(&served, cx) {
         Access::Granted => {}
         Access::Hidden => return Err(not_found()),
         Access::Refused => {
@@ -73,7 +68,17 @@ pub(super) fn find_indexed<'s>(
         )
         .with_data(json!({"feature": "deliveryMode", "value": mode.as_str()})));
     }
-    Ok((index, served))
+    Ok(served)
+}
+
+/// The error that ends a removed type's subscriptions (`notifications/events/terminated`,
+/// a webhook's `terminated` envelope): not found, as a request naming it would now be.
+pub(super) fn removed(name: &str) -> ErrorObject {
+    ErrorObject::new(
+        codes::NOT_FOUND,
+        format!("The event type `{name}` is no longer served"),
+    )
+    .with_data(json!({"kind": "event"}))
 }
 
 /// The subscription's filter, from its arguments (checked against the `inputSchema`).

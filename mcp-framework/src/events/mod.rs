@@ -8,8 +8,9 @@
 //!   delivery modes, scopes, retention);
 //! - `log.rs`: the occurrences kept per type for replay, and cursors into them;
 //! - `emitter.rs`: [`Emitter`], how handlers and background tasks publish occurrences;
-//! - `served.rs`: the types as a built server serves them (found by name and by payload
-//!   type, with their logs);
+//! - `types.rs`: [`EventTypes`], types added and removed while the server runs;
+//! - `served.rs`: the types as a built server serves them (a snapshot, found by name and
+//!   by payload type, with their logs);
 //! - `shared.rs` (feature `redis`): the logs kept in Redis streams, which every replica
 //!   reads, so that an occurrence emitted on one is polled and streamed on any;
 //! - `lookup.rs`: finding the type a request names (access, delivery mode) and its filter;
@@ -37,6 +38,7 @@ mod serve;
 mod served;
 #[cfg(feature = "redis")]
 mod shared;
+mod types;
 #[cfg(feature = "events-webhooks")]
 mod webhook;
 
@@ -48,6 +50,7 @@ pub use emitter::{EmitError, Emitter};
 #[cfg(feature = "events-webhooks")]
 pub use hooks::Webhooks;
 pub use kind::EventType;
+pub use types::{EventTypeError, EventTypes};
 
 use crate::extension::{Extension, Setup};
 use crate::protocol::JsonObject;
@@ -192,6 +195,12 @@ impl Events {
     pub fn emitter(&self) -> Emitter {
         Emitter::new(self.serving.clone())
     }
+
+    /// Adds and removes types once the server is built (`notifications/events/list_changed`
+    /// tells the listeners that asked).
+    pub fn event_types(&self) -> EventTypes {
+        EventTypes::new(self.serving.clone())
+    }
 }
 
 impl Extension for Events {
@@ -199,9 +208,12 @@ impl Extension for Events {
         EXTENSION
     }
 
-    /// `{}`: the set of types does not change while the server runs (no `listChanged`).
+    /// `{"listChanged": true}`: types added or removed while the server runs
+    /// ([`EventTypes`]) are announced to the listeners that asked.
     fn settings(&self) -> JsonObject {
-        JsonObject::new()
+        let mut settings = JsonObject::new();
+        settings.insert("listChanged".into(), true.into());
+        settings
     }
 
     fn modern_only(&self) -> bool {
@@ -214,10 +226,13 @@ impl Extension for Events {
             .redis
             .clone()
             .or_else(|| setup.redis_url().map(str::to_owned));
+        let list_changed =
+            setup.listen_notification("eventsListChanged", "notifications/events/list_changed");
         let shared = match Shared::build(
             &self.types,
             self.settings,
             setup.schema_profile(),
+            list_changed,
             #[cfg(feature = "redis")]
             redis.is_some(),
             #[cfg(feature = "events-webhooks")]

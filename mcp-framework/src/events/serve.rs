@@ -110,7 +110,8 @@ fn list(
             .parse::<usize>()
             .map_err(|_| ErrorObject::invalid_params(format!("Invalid cursor: `{c}`")))?,
     };
-    let visible: Vec<_> = shared
+    let catalog = shared.catalog();
+    let visible: Vec<_> = catalog
         .types
         .iter()
         .filter(|s| !matches!(access(s, cx), Access::Hidden))
@@ -135,7 +136,7 @@ fn poll(
     cx: &Context,
 ) -> Result<Box<RawValue>, ErrorObject> {
     let served = find(shared, cx, &params.name, Delivery::Poll)?;
-    let keep = filter(served, params.arguments.as_ref())?;
+    let keep = filter(&served, params.arguments.as_ref())?;
     let max = match params.max_events {
         Some(0) => return Err(ErrorObject::invalid_params("maxEvents must be at least 1")),
         Some(n) => n.min(MAX_POLL_EVENTS),
@@ -242,14 +243,15 @@ impl Drop for Place<'_> {
 /// occurrences were missed), the occurrences after the cursor that pass the filter, then
 /// each new one as it is emitted, a heartbeat when nothing else is sent; every
 /// notification tagged with the request's id. Ends when the client cancels (nothing more is
-/// sent) or the server shuts down (the final result).
+/// sent), the server shuts down (the final result), or the type is removed
+/// (`notifications/events/terminated`, then the final result).
 async fn stream(
     shared: &Shared,
     params: SubscribeParams,
     cx: Context,
 ) -> Result<Value, ErrorObject> {
     let served = find(shared, &cx, &params.name, Delivery::Push)?;
-    let keep = filter(served, params.arguments.as_ref())?;
+    let keep = filter(&served, params.arguments.as_ref())?;
     let log = &served.log;
     let start = log
         .start(params.cursor.as_deref())
@@ -296,6 +298,11 @@ async fn stream(
         tokio::select! {
             biased;
             () = cx.shutting_down() => break,
+            () = served.removed.cancelled() => {
+                let ended = json!({"error": super::lookup::removed(name), "_meta": tag});
+                cx.notify("notifications/events/terminated", &ended).await;
+                break;
+            }
             changed = head.changed() => if changed.is_err() { break },
             () = tokio::time::sleep(heartbeat) => {
                 let beat = json!({"cursor": log.cursor(position), "_meta": tag});

@@ -1,13 +1,21 @@
 //! What a built server serves of its event types: each type with its descriptor, its
 //! arguments' validator and its log, found by name (requests) and by payload type
-//! (emitters); the extension's settings; the count of open streams.
+//! (emitters); the extension's settings; the count of open streams. The set of types is
+//! a snapshot replaced whole when a type is added or removed while the server runs
+//! ([`EventTypes`](super::EventTypes)): a request works on the snapshot it took, and a
+//! removed type's subscriptions are ended through its token.
 
+use std::any::TypeId;
 use std::collections::HashMap;
 use std::sync::atomic::AtomicUsize;
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
 
 use super::kind::EventType;
 use super::log;
+use crate::extension::ListenNotifier;
 use crate::protocol::events::{Delivery, EventDescriptor};
 use crate::schema::Validator;
 use crate::schema_profile::SchemaProfile;
@@ -27,16 +35,75 @@ pub(super) struct Served {
     pub(super) descriptor: EventDescriptor,
     pub(super) validator: Validator,
     pub(super) log: log::Log,
+    /// Cancelled when the type is removed: its streams and webhook subscriptions end.
+    pub(super) removed: CancellationToken,
+    /// Its place among the logs the replicas share (a type the server was built with,
+    /// when they are shared); a type added while serving keeps its log here.
+    #[cfg(feature = "redis")]
+    pub(super) shared_log: Option<usize>,
 }
 
-/// What the server serves: every type, found by name and by payload type.
+/// The types served at one moment, found by name and by payload type.
+#[derive(Default)]
+pub(super) struct Catalog {
+    pub(super) types: Vec<Arc<Served>>,
+    by_name: HashMap<String, usize>,
+    by_payload: HashMap<TypeId, usize>,
+}
+
+impl Catalog {
+    /// The type named `name`.
+    pub(super) fn named(&self, name: &str) -> Option<&Arc<Served>> {
+        self.by_name.get(name).map(|&i| &self.types[i])
+    }
+
+    /// The type whose payload type is `payload`.
+    pub(super) fn of_payload(&self, payload: TypeId) -> Option<&Arc<Served>> {
+        self.by_payload.get(&payload).map(|&i| &self.types[i])
+    }
+
+    /// Adds `served`, unless its name or payload type is taken (then says which).
+    fn insert(&mut self, served: Arc<Served>) -> Result<(), String> {
+        let kind = &served.kind;
+        if self.by_name.contains_key(&kind.name) {
+            return Err(format!("the event type `{}` is defined twice", kind.name));
+        }
+        if self.by_payload.contains_key(&kind.payload) {
+            return Err(format!(
+                "`{}` is the payload of two event types: give each type its own",
+                kind.payload_name
+            ));
+        }
+        self.by_name.insert(kind.name.clone(), self.types.len());
+        self.by_payload.insert(kind.payload, self.types.len());
+        self.types.push(served);
+        Ok(())
+    }
+
+    /// The catalog without the type `name`, and that type.
+    fn without(&self, name: &str) -> Option<(Self, Arc<Served>)> {
+        let gone = self.named(name)?.clone();
+        let mut rest = Self::default();
+        for served in self.types.iter().filter(|s| s.kind.name != name) {
+            rest.insert(served.clone()).expect("was unique");
+        }
+        Some((rest, gone))
+    }
+}
+
+/// What the server serves: the types, the settings, the open streams.
 pub(super) struct Shared {
-    pub(super) types: Vec<Served>,
-    pub(super) by_name: HashMap<String, usize>,
-    pub(super) by_payload: HashMap<std::any::TypeId, usize>,
+    catalog: RwLock<Arc<Catalog>>,
     pub(super) settings: Settings,
     /// Streams open now.
     pub(super) streams: AtomicUsize,
+    /// How listed schemas are shaped (types added while serving are shaped alike).
+    profile: SchemaProfile,
+    /// Tells listeners that asked (`eventsListChanged`) when the set of types changes.
+    list_changed: ListenNotifier,
+    /// The types the server was built with, in the order of the shared logs.
+    #[cfg(feature = "redis")]
+    pub(super) built: Vec<Arc<Served>>,
     /// Where the replicas share the logs (`Events::redis`), once connected.
     #[cfg(feature = "redis")]
     pub(super) store: std::sync::OnceLock<crate::scale::streams::SharedLogs>,
@@ -51,6 +118,7 @@ impl Shared {
         types: &[EventType],
         settings: Settings,
         profile: SchemaProfile,
+        list_changed: ListenNotifier,
         #[cfg(feature = "redis")] shared_logs: bool,
         #[cfg(feature = "events-webhooks")] webhooks: Option<&super::hooks::Webhooks>,
     ) -> Result<Self, String> {
@@ -59,57 +127,94 @@ impl Shared {
             .cloned()
             .map(super::hooks::Hooks::new)
             .transpose()?;
+        let mut shared = Self {
+            catalog: RwLock::default(),
+            settings,
+            streams: AtomicUsize::new(0),
+            profile,
+            list_changed,
+            #[cfg(feature = "redis")]
+            built: Vec::new(),
+            #[cfg(feature = "redis")]
+            store: std::sync::OnceLock::new(),
+            #[cfg(feature = "events-webhooks")]
+            hooks,
+        };
+        let mut problems = Vec::new();
+        let mut catalog = Catalog::default();
+        for kind in types {
+            match shared.serve(kind.clone()) {
+                Ok(served) => {
+                    #[cfg(feature = "redis")]
+                    let served = if shared_logs {
+                        Served {
+                            shared_log: Some(shared.built.len()),
+                            log: log::Log::shared(
+                                &kind.redis_key(),
+                                kind.retain_events,
+                                kind.retain_bytes,
+                            ),
+                            ..served
+                        }
+                    } else {
+                        served
+                    };
+                    let served = Arc::new(served);
+                    #[cfg(feature = "redis")]
+                    shared.built.push(served.clone());
+                    if let Err(problem) = catalog.insert(served) {
+                        problems.push(problem);
+                    }
+                }
+                Err(mut found) => problems.append(&mut found),
+            }
+        }
+        if !problems.is_empty() {
+            return Err(problems.join("; "));
+        }
+        shared.catalog = RwLock::new(Arc::new(catalog));
+        Ok(shared)
+    }
+
+    /// `kind` as it is served (with a log of this process's own), or every reason it
+    /// cannot be.
+    fn serve(&self, kind: EventType) -> Result<Served, Vec<String>> {
         #[cfg(feature = "events-webhooks")]
-        let webhooks_served = hooks.is_some();
+        let webhooks_served = self.hooks.is_some();
         #[cfg(not(feature = "events-webhooks"))]
         let webhooks_served = false;
         let mut problems = Vec::new();
-        let mut served = Vec::new();
-        let (mut by_name, mut by_payload) = (HashMap::new(), HashMap::new());
-        for (i, kind) in types.iter().enumerate() {
-            if let Some(problem) = &kind.problem {
-                problems.push(problem.clone());
-            }
-            if kind.name.is_empty() {
-                problems.push("an event type has an empty name".to_owned());
-            }
-            if by_name.insert(kind.name.clone(), i).is_some() {
-                problems.push(format!("the event type `{}` is defined twice", kind.name));
-            }
-            if by_payload.insert(kind.payload, i).is_some() {
-                problems.push(format!(
-                    "`{}` is the payload of two event types: give each type its own",
-                    kind.payload_name
-                ));
-            }
-            if kind.delivery.is_empty() {
-                problems.push(format!("`{}` has no delivery mode", kind.name));
-            }
-            if kind.delivery.contains(&Delivery::Webhook) && !webhooks_served {
-                problems.push(format!(
-                    "`{}` is delivered by webhook: configure Events::webhooks (feature `events-webhooks`)",
-                    kind.name
-                ));
-            }
-            let validator = match Validator::compile(&kind.input_schema) {
-                Ok(v) => v,
-                Err(e) => {
-                    problems.push(format!("`{}`: its arguments' schema: {e}", kind.name));
-                    continue;
-                }
-            };
-            // Listed as the server's profile shapes a tool's arguments; checked as written.
-            let (input_schema, refused) = profile.shape_input(kind.input_schema.clone());
-            for violation in refused {
-                problems.push(format!(
-                    "`{}`: its arguments' schema breaks the `{}` schema profile at {}: {}",
-                    kind.name,
-                    profile.name(),
-                    violation.pointer(),
-                    violation.message()
-                ));
-            }
-            served.push(Served {
+        if let Some(problem) = &kind.problem {
+            problems.push(problem.clone());
+        }
+        if kind.name.is_empty() {
+            problems.push("an event type has an empty name".to_owned());
+        }
+        if kind.delivery.is_empty() {
+            problems.push(format!("`{}` has no delivery mode", kind.name));
+        }
+        if kind.delivery.contains(&Delivery::Webhook) && !webhooks_served {
+            problems.push(format!(
+                "`{}` is delivered by webhook: configure Events::webhooks (feature `events-webhooks`)",
+                kind.name
+            ));
+        }
+        let validator = Validator::compile(&kind.input_schema).map_err(|e| {
+            problems.push(format!("`{}`: its arguments' schema: {e}", kind.name));
+        });
+        // Listed as the server's profile shapes a tool's arguments; checked as written.
+        let (input_schema, refused) = self.profile.shape_input(kind.input_schema.clone());
+        for violation in refused {
+            problems.push(format!(
+                "`{}`: its arguments' schema breaks the `{}` schema profile at {}: {}",
+                kind.name,
+                self.profile.name(),
+                violation.pointer(),
+                violation.message()
+            ));
+        }
+        match validator {
+            Ok(validator) if problems.is_empty() => Ok(Served {
                 descriptor: EventDescriptor {
                     name: kind.name.clone(),
                     description: kind.description.clone(),
@@ -119,46 +224,59 @@ impl Shared {
                     meta: None,
                 },
                 validator,
-                log: new_log(
-                    kind,
-                    #[cfg(feature = "redis")]
-                    shared_logs,
-                ),
-                kind: kind.clone(),
-            });
+                log: log::Log::new(kind.retain_events, kind.retain_bytes),
+                kind,
+                removed: CancellationToken::new(),
+                #[cfg(feature = "redis")]
+                shared_log: None,
+            }),
+            _ => Err(problems),
         }
-        if !problems.is_empty() {
-            return Err(problems.join("; "));
-        }
-        Ok(Self {
-            types: served,
-            by_name,
-            by_payload,
-            settings,
-            streams: AtomicUsize::new(0),
-            #[cfg(feature = "redis")]
-            store: std::sync::OnceLock::new(),
-            #[cfg(feature = "events-webhooks")]
-            hooks,
-        })
     }
-}
 
-impl Shared {
+    /// The types served now.
+    pub(super) fn catalog(&self) -> Arc<Catalog> {
+        self.catalog.read().expect("event types").clone()
+    }
+
+    /// Serves `kind` from now on, and tells the listeners that asked.
+    pub(super) fn add(&self, kind: EventType) -> Result<(), String> {
+        let served = Arc::new(self.serve(kind).map_err(|p| p.join("; "))?);
+        {
+            let mut current = self.catalog.write().expect("event types");
+            let mut next = Catalog::default();
+            for s in &current.types {
+                next.insert(s.clone()).expect("was unique");
+            }
+            next.insert(served)?;
+            *current = Arc::new(next);
+        }
+        self.list_changed.notify();
+        Ok(())
+    }
+
+    /// Stops serving the type `name` (its streams and webhook subscriptions end, its
+    /// occurrences are forgotten), and tells the listeners that asked; `false` if no type
+    /// has that name.
+    pub(super) fn remove(&self, name: &str) -> bool {
+        let gone = {
+            let mut current = self.catalog.write().expect("event types");
+            let Some((rest, gone)) = current.without(name) else {
+                return false;
+            };
+            *current = Arc::new(rest);
+            gone
+        };
+        gone.removed.cancel();
+        self.list_changed.notify();
+        true
+    }
+
     /// Waits (briefly) until every log holds what was kept of it before this process
     /// started (at once, unless the logs are shared and the server has just started).
     pub(super) async fn settled(&self) {
-        for served in &self.types {
+        for served in &self.catalog().types {
             served.log.settled().await;
         }
     }
-}
-
-/// The log of `kind`: the process's own, or one the replicas share.
-fn new_log(kind: &EventType, #[cfg(feature = "redis")] shared: bool) -> log::Log {
-    #[cfg(feature = "redis")]
-    if shared {
-        return log::Log::shared(&kind.redis_key(), kind.retain_events, kind.retain_bytes);
-    }
-    log::Log::new(kind.retain_events, kind.retain_bytes)
 }

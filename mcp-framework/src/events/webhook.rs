@@ -21,7 +21,7 @@ use tokio_util::sync::CancellationToken;
 use super::delivery::{self, Post, Sent};
 use super::hooks::{Hooks, Secrets, Status, Subscription, Webhooks};
 use super::kind::Matcher;
-use super::lookup::{filter, find_indexed};
+use super::lookup::{filter, find};
 use super::served::Shared;
 use crate::protocol::events::codes;
 use crate::protocol::{ErrorObject, JsonObject};
@@ -155,7 +155,7 @@ pub(super) async fn subscribe(
 ) -> Result<Value, ErrorObject> {
     let hooks = shared.hooks.as_ref().expect("installed only with webhooks");
     let principal = principal(cx, "events/subscribe")?;
-    let (index, served) = find_indexed(
+    let served = find(
         shared,
         cx,
         &params.name,
@@ -170,7 +170,7 @@ pub(super) async fn subscribe(
         return Err(invalid("delivery.mode must be `webhook`"));
     }
     let arguments = Value::Object(params.arguments.clone().unwrap_or_default());
-    let keep: Matcher = filter(served, params.arguments.as_ref())?;
+    let keep: Matcher = filter(&served, params.arguments.as_ref())?;
     let url = callback(&hooks.config, &params.delivery.url)?;
     let secret = secret(params.delivery.secret.as_deref())?;
     delivery::check_address(&hooks.config, &url)
@@ -262,7 +262,13 @@ pub(super) async fn subscribe(
             old.ended.cancel();
         }
     }
-    tokio::spawn(delivery::run(shared.clone(), index, sub, keep, start.after));
+    tokio::spawn(delivery::run(
+        shared.clone(),
+        served.clone(),
+        sub,
+        keep,
+        start.after,
+    ));
     Ok(json!({
         "resultType": "complete",
         "id": id,

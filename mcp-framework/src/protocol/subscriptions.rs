@@ -28,6 +28,10 @@ pub struct SubscriptionFilter {
     /// `notifications/tasks` for these tasks (the Tasks extension).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task_ids: Option<Vec<String>>,
+    /// The fields extensions add (the Events extension's `eventsListChanged`: `true` asks
+    /// for `notifications/events/list_changed`).
+    #[serde(flatten)]
+    pub extensions: JsonObject,
 }
 
 /// Params of `subscriptions/listen`.

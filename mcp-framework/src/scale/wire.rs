@@ -36,6 +36,10 @@ enum Kind {
         owner: Option<String>,
         detail: String,
     },
+    /// An extension's listen notification (the filter field that asks for it).
+    Extension {
+        field: String,
+    },
     Resync,
 }
 
@@ -63,6 +67,9 @@ pub(crate) fn encode(replica: &str, message: &Message) -> String {
                 owner: task.owner.as_deref().map(str::to_owned),
                 detail: task.detail.to_string(),
             },
+            ChangeEvent::Extension(field) => Kind::Extension {
+                field: field.to_string(),
+            },
         },
     };
     serde_json::to_string(&Envelope {
@@ -88,6 +95,7 @@ pub(crate) fn decode(payload: &[u8]) -> Result<(String, Message), String> {
         Kind::Prompts => Message::Change(ChangeEvent::PromptsChanged),
         Kind::Resources => Message::Change(ChangeEvent::ResourcesChanged),
         Kind::ResourceUpdated { uri } => Message::Change(ChangeEvent::ResourceUpdated(uri.into())),
+        Kind::Extension { field } => Message::Change(ChangeEvent::Extension(field.into())),
         Kind::Task { id, owner, detail } => {
             Message::Change(ChangeEvent::TaskChanged(Arc::new(TaskEvent {
                 id: id.into(),
@@ -116,6 +124,7 @@ mod tests {
             Message::Change(ChangeEvent::ResourcesChanged),
             Message::Change(ChangeEvent::ResourceUpdated("file:///a".into())),
             Message::Change(ChangeEvent::TaskChanged(task)),
+            Message::Change(ChangeEvent::Extension("eventsListChanged".into())),
             Message::Resync,
         ] {
             let text = encode("r1", &message);

@@ -145,6 +145,7 @@ impl ServerBuilder {
             &all_extensions,
             &crate::extension::Environment {
                 profile: self.config.schema_profile,
+                bus: bus.clone(),
                 #[cfg(feature = "redis")]
                 redis_url: self.redis_url.clone(),
             },

@@ -316,7 +316,8 @@ fn spawn_forwarder(
                             .await;
                     }
                 }
-                // Tasks are not part of the legacy revisions.
+                // Tasks, and the listen filter extensions add to, are not part of the legacy
+                // revisions.
                 Ok(_) => {}
                 // Fell behind: tell the client everything may have changed.
                 Err(RecvError::Lagged(_)) => {
