@@ -1313,3 +1313,129 @@ async fn a_removed_type_ends_its_http_streams_and_webhook_subscriptions() {
         "{listed}"
     );
 }
+
+#[tokio::test]
+async fn deliveries_carry_the_servers_own_signature_whose_key_the_card_publishes() {
+    use base64::Engine as _;
+    use ed25519_dalek::Verifier as _;
+    use mcp_framework::events::{Delivery, Webhooks};
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let receiver = Receiver::default();
+    let base = receiver.start().await;
+    let seed = [7u8; 32];
+    let events = Events::new()
+        .webhooks(
+            Webhooks::new()
+                .allow_plain_http()
+                .allow_private_networks()
+                .signing_key("server-key-1", &format!("whsk_{}", b64.encode(seed))),
+        )
+        .event(
+            EventType::new::<Deployed>("deploy.finished")
+                .delivery([Delivery::Poll, Delivery::Webhook]),
+        );
+    let emitter = events.emitter();
+    let server = Server::builder()
+        .description("Deploys, announced by webhook")
+        .server_card(mcp_framework::ServerCard::new("com.example/deploys"))
+        .tools(ToolSet::new())
+        .prompts(PromptSet::new())
+        .resources(ResourceSet::new())
+        .extension(events)
+        .build()
+        .unwrap();
+    let r = tests::wire::start_authenticated(server).await;
+
+    // The public key, from an origin the receiver already trusts: the server's card (still
+    // a valid card), a JWK set as the draft provisionally places it.
+    let card: Value = r
+        .http
+        .get(format!("{}/server-card", r.url))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    tests::assert_conforms("server-card", "ServerCard", &card);
+    let jwk = &card["webhooks"]["signingKeys"]["keys"][0];
+    assert_eq!(
+        (&jwk["kty"], &jwk["crv"], &jwk["alg"], &jwk["kid"]),
+        (
+            &json!("OKP"),
+            &json!("Ed25519"),
+            &json!("EdDSA"),
+            &json!("server-key-1")
+        ),
+        "{card}"
+    );
+    let x = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(jwk["x"].as_str().unwrap())
+        .unwrap();
+    let public = ed25519_dalek::VerifyingKey::from_bytes(&x.try_into().unwrap()).unwrap();
+    assert_eq!(
+        public,
+        ed25519_dalek::SigningKey::from_bytes(&seed).verifying_key()
+    );
+    // `v1a,` verifies with it over `id.timestamp.body`; `v1,` (the HMAC) is still there.
+    let server_signed = |headers: &axum::http::HeaderMap, body: &[u8]| {
+        let id = headers["webhook-id"].to_str().unwrap();
+        let ts = headers["webhook-timestamp"].to_str().unwrap();
+        let content = [id.as_bytes(), b".", ts.as_bytes(), b".", body].concat();
+        let signatures = headers["webhook-signature"].to_str().unwrap();
+        let v1a: Vec<&str> = signatures
+            .split(' ')
+            .filter_map(|s| s.strip_prefix("v1a,"))
+            .collect();
+        assert_eq!(v1a.len(), 1, "{signatures}");
+        let signature = ed25519_dalek::Signature::from_slice(&b64.decode(v1a[0]).unwrap()).unwrap();
+        public.verify(&content, &signature).is_ok() && signed_with(SECRET_BYTES, headers, body)
+    };
+
+    let subscribed = call(
+        &r,
+        "",
+        "events/subscribe",
+        json!({"name": "deploy.finished",
+               "delivery": {"mode": "webhook", "url": format!("{base}/raw"), "secret": whsec()}}),
+    )
+    .await;
+    assert!(subscribed["result"]["id"].is_string(), "{subscribed}");
+    emitter.emit(Deployed { n: 1 }).unwrap();
+    let got = {
+        let mut got = Vec::new();
+        for _ in 0..200 {
+            got = receiver.raw.lock().unwrap().clone();
+            if got.len() >= 2 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        got
+    };
+    assert_eq!(got.len(), 2, "the challenge and one delivery");
+    for (headers, body) in &got {
+        assert!(server_signed(headers, body), "{body:?}");
+    }
+    // A body changed on the way fails the server's signature.
+    let (headers, body) = &got[1];
+    let mut forged = body.to_vec();
+    let last = forged.len() - 2;
+    forged[last] ^= 1;
+    let id = headers["webhook-id"].to_str().unwrap();
+    let ts = headers["webhook-timestamp"].to_str().unwrap();
+    let sig = headers["webhook-signature"].to_str().unwrap();
+    let v1a = sig.split(' ').find_map(|s| s.strip_prefix("v1a,")).unwrap();
+    let signature = ed25519_dalek::Signature::from_slice(&b64.decode(v1a).unwrap()).unwrap();
+    let content = [id.as_bytes(), b".", ts.as_bytes(), b".", &forged].concat();
+    assert!(public.verify(&content, &signature).is_err());
+
+    // A key that does not read fails the build, naming it.
+    let e = Server::builder()
+        .tools(ToolSet::new())
+        .extension(Events::new().webhooks(Webhooks::new().signing_key("k", "whsk_bm90IGEga2V5")))
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("the webhook signing key `k` is not"), "{e}");
+}

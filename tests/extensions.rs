@@ -565,3 +565,69 @@ async fn an_extension_adds_a_listen_filter_field_and_its_notification() {
     let e = refused("pluginsListChanged", "plugins/changed");
     assert!(e.contains("is not a notification"), "{e}");
 }
+
+/// `com.example/card-<n>`: adds `member` to the Server Card.
+struct CardMember(&'static str, &'static str);
+
+impl Extension for CardMember {
+    fn id(&self) -> &str {
+        self.0
+    }
+
+    fn setup(&self, setup: &mut Setup) {
+        setup.server_card_member(self.1, json!({"from": self.0}));
+    }
+}
+
+#[tokio::test]
+async fn an_extension_adds_a_member_to_the_server_card() {
+    let card = |extensions: Vec<CardMember>| {
+        let mut builder = Server::builder()
+            .description("A card with an extension's member")
+            .server_card(mcp_framework::ServerCard::new("com.example/cards"))
+            .tools(mcp_framework::ToolSet::new());
+        for e in extensions {
+            builder = builder.extension(e);
+        }
+        builder.build()
+    };
+    let server = card(vec![CardMember("com.example/a", "exampleLinks")]).unwrap();
+    let r = wire::start(server).await;
+    let document: Value = r
+        .http
+        .get(format!("{}/server-card", r.url))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    tests::assert_conforms("server-card", "ServerCard", &document);
+    assert_eq!(
+        document["exampleLinks"],
+        json!({"from": "com.example/a"}),
+        "{document}"
+    );
+    // Each problem is named (the two kinds are found at two stages of `build()`).
+    let e = card(vec![
+        CardMember("com.example/b", "exampleLinks"),
+        CardMember("com.example/c", "exampleLinks"),
+    ])
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains(
+            "`com.example/c` adds `exampleLinks` to the Server Card, which another extension added"
+        ),
+        "{e}"
+    );
+    let e = card(vec![CardMember("com.example/a", "remotes")])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains(
+            "the Server Card: `com.example/a` adds `remotes`, a member the card defines itself"
+        ),
+        "{e}"
+    );
+}

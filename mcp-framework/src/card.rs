@@ -14,6 +14,19 @@ use crate::protocol::{Implementation, ProtocolVersion};
 pub(crate) const CARD_MEDIA_TYPE: &str = "application/mcp-server-card+json";
 /// The AI Catalog's media type.
 pub(crate) const CATALOG_MEDIA_TYPE: &str = "application/ai-catalog+json";
+/// The members the card schema defines: an extension adds others.
+const CARD_MEMBERS: &[&str] = &[
+    "$schema",
+    "_meta",
+    "name",
+    "version",
+    "description",
+    "title",
+    "icons",
+    "websiteUrl",
+    "repository",
+    "remotes",
+];
 /// The schema every card names.
 const CARD_SCHEMA: &str =
     "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json";
@@ -84,8 +97,21 @@ pub(crate) struct Card {
 impl Card {
     /// Checks `card` and the server's identity against the card schema's rules; every
     /// problem is named.
-    pub(crate) fn new(card: ServerCard, info: &Implementation) -> Result<Self, String> {
+    /// `members` are the extensions' own (which extension, the member, its value), checked
+    /// not to be the card's.
+    pub(crate) fn new(
+        card: ServerCard,
+        info: &Implementation,
+        members: &[(String, String, Value)],
+    ) -> Result<Self, String> {
         let mut problems = Vec::new();
+        for (extension, name, _) in members {
+            if CARD_MEMBERS.contains(&name.as_str()) {
+                problems.push(format!(
+                    "`{extension}` adds `{name}`, a member the card defines itself"
+                ));
+            }
+        }
         if !is_reverse_dns(&card.name) {
             problems.push(format!(
                 "the card name `{}` is not reverse-DNS with one `/` (`com.example/notes`)",
@@ -146,6 +172,9 @@ impl Card {
         }
         if let Some((source, url)) = card.repository {
             document.insert("repository".into(), json!({"source": source, "url": url}));
+        }
+        for (_, name, value) in members {
+            document.insert(name.clone(), value.clone());
         }
         Ok(Self {
             document,
@@ -240,7 +269,7 @@ mod tests {
             description: Some("x".repeat(101)),
             ..Implementation::default()
         };
-        let e = Card::new(ServerCard::new("notes").public_url("ftp://x"), &info).unwrap_err();
+        let e = Card::new(ServerCard::new("notes").public_url("ftp://x"), &info, &[]).unwrap_err();
         assert!(e.contains("`notes` is not reverse-DNS"), "{e}");
         assert!(
             e.contains("at most 100 characters (this one has 101)"),

@@ -116,6 +116,8 @@ pub struct Setup {
     bus: Arc<dyn crate::bus::EventBus>,
     /// The `subscriptions/listen` filter fields it honors, with their notifications.
     listen: Vec<(String, String)>,
+    /// The members it adds to the Server Card.
+    card: Vec<(String, Value)>,
     requests: Vec<(String, RequestFn)>,
     /// The requests that stream (see [`Setup::stream`]).
     streams: Vec<String>,
@@ -288,6 +290,16 @@ impl Setup {
         }
     }
 
+    /// Adds the member `name` to the server's Server Card (when it serves one:
+    /// [`ServerBuilder::server_card`](crate::ServerBuilder::server_card)), for what the
+    /// extension publishes before anyone connects — the Events extension, its webhook
+    /// signing keys (`webhooks`). A member the card defines itself (`name`, `remotes`,
+    /// `_meta`…) or one another extension added fails `build()`.
+    pub fn server_card_member(&mut self, name: &str, value: Value) -> &mut Self {
+        self.card.push((name.to_owned(), value));
+        self
+    }
+
     /// Fails the server's `build()` with `problem` (its configuration cannot be served: a
     /// name defined twice, a schema that does not compile…), named with the extension's
     /// identifier among every other problem found.
@@ -384,6 +396,9 @@ pub(crate) struct Extensions {
     /// The `subscriptions/listen` filter fields extensions added, with their
     /// notifications.
     pub(crate) listen: Vec<(Arc<str>, Arc<str>)>,
+    /// The members extensions add to the Server Card: which extension, the member's name,
+    /// its value (the card checks that it defines no such member itself).
+    pub(crate) card: Vec<(String, String, Value)>,
     #[cfg(feature = "http")]
     pub(crate) routes: Vec<(String, axum::routing::MethodRouter)>,
 }
@@ -433,6 +448,7 @@ impl Extensions {
                 redis_url: environment.redis_url.clone(),
                 bus: environment.bus.clone(),
                 listen: Vec::new(),
+                card: Vec::new(),
                 requests: Vec::new(),
                 streams: Vec::new(),
                 refusals: Vec::new(),
@@ -495,6 +511,16 @@ impl Extensions {
                     ));
                 } else {
                     out.listen.push((field.into(), method.into()));
+                }
+            }
+            for (name, value) in setup.card.drain(..) {
+                if out.card.iter().any(|(_, n, _)| *n == name) {
+                    problems.push(format!(
+                        "`{}` adds `{name}` to the Server Card, which another extension added",
+                        setup.id
+                    ));
+                } else {
+                    out.card.push((setup.id.clone(), name, value));
                 }
             }
             out.streams.extend(setup.streams);

@@ -1,7 +1,8 @@
 //! Delivering a webhook subscription's occurrences: a task per subscription follows its
 //! type's log and POSTs each occurrence that passes the filter, in order, signed as
 //! Standard Webhooks asks (`webhook-id`, `webhook-timestamp`, `webhook-signature:
-//! v1,<base64 HMAC-SHA256(secret, id.timestamp.body)>`, and `X-MCP-Subscription-Id`), a new
+//! v1,<base64 HMAC-SHA256(secret, id.timestamp.body)>` and, with the server's own key,
+//! `v1a,<base64 ed25519 signature>`, and `X-MCP-Subscription-Id`), a new
 //! timestamp and signature on each attempt. A failed attempt is retried with backoff; `410`
 //! and `413` are not retried; an occurrence whose attempts ran out is given up. The body's
 //! `cursor` is the watermark: every occurrence at or before it was delivered or given up.
@@ -88,6 +89,26 @@ pub(super) fn signature(secret: &[u8], message_id: &str, timestamp: u64, body: &
     )
 }
 
+/// `v1a,<base64 ed25519(server key, "<id>.<timestamp>.<body>")>`.
+fn server_signature(
+    key: &ed25519_dalek::SigningKey,
+    message_id: &str,
+    timestamp: u64,
+    body: &[u8],
+) -> String {
+    use ed25519_dalek::Signer as _;
+    let mut content = Vec::with_capacity(message_id.len() + 24 + body.len());
+    content.extend_from_slice(message_id.as_bytes());
+    content.push(b'.');
+    content.extend_from_slice(timestamp.to_string().as_bytes());
+    content.push(b'.');
+    content.extend_from_slice(body);
+    format!(
+        "v1a,{}",
+        base64::engine::general_purpose::STANDARD.encode(key.sign(&content).to_bytes())
+    )
+}
+
 /// One attempt: POSTs `post` to `url`, signed now with each of `secrets` (several during a
 /// rotation: space-separated, as Standard Webhooks allows).
 pub(super) async fn post(
@@ -105,22 +126,26 @@ pub(super) async fn post(
     let timestamp = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    let request = hooks
-        .http
-        .post(url.clone())
-        .header("content-type", "application/json")
-        .header("webhook-id", &post.message_id)
-        .header("webhook-timestamp", timestamp.to_string())
-        .header(
-            "webhook-signature",
-            secrets
-                .iter()
-                .map(|s| signature(s, &post.message_id, timestamp, &post.body))
-                .collect::<Vec<_>>()
-                .join(" "),
-        )
-        .header("x-mcp-subscription-id", subscription)
-        .body(post.body.clone());
+    let request =
+        hooks
+            .http
+            .post(url.clone())
+            .header("content-type", "application/json")
+            .header("webhook-id", &post.message_id)
+            .header("webhook-timestamp", timestamp.to_string())
+            .header(
+                "webhook-signature",
+                secrets
+                    .iter()
+                    .map(|s| signature(s, &post.message_id, timestamp, &post.body))
+                    .chain(hooks.signer.as_ref().map(|(_, key)| {
+                        server_signature(key, &post.message_id, timestamp, &post.body)
+                    }))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            )
+            .header("x-mcp-subscription-id", subscription)
+            .body(post.body.clone());
     let response = match request.send().await {
         Ok(r) => r,
         Err(e) => {

@@ -28,6 +28,59 @@ pub struct Webhooks {
     pub(super) http_allowed: bool,
     pub(super) verified: Vec<String>,
     pub(super) rotation_grace: Duration,
+    /// The server's own key for `v1a,` signatures, if it has one.
+    pub(super) server_key: Option<ServerKey>,
+}
+
+/// The server's ed25519 key for `v1a,` signatures, with its key id (or why the configured
+/// text is not one). Its `Debug` shows the id only.
+#[derive(Clone)]
+pub(super) struct ServerKey {
+    pub(super) kid: String,
+    pub(super) key: Result<ed25519_dalek::SigningKey, String>,
+}
+
+impl std::fmt::Debug for ServerKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerKey")
+            .field("kid", &self.kid)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ServerKey {
+    /// `whsk_` and the base64 of an ed25519 key's 32-byte seed, or of its 64-byte key pair
+    /// (seed, then public key: checked to match), as Standard Webhooks writes a signing key.
+    fn parse(kid: String, text: &str) -> Self {
+        use base64::Engine as _;
+        let not_one = || {
+            format!(
+                "the webhook signing key `{kid}` is not a Standard Webhooks ed25519 key \
+                 (`whsk_` and the base64 of its 32-byte seed or 64-byte key pair)"
+            )
+        };
+        let key = text
+            .strip_prefix("whsk_")
+            .and_then(|b64| base64::engine::general_purpose::STANDARD.decode(b64).ok())
+            .and_then(|bytes| match bytes.len() {
+                32 => Some(ed25519_dalek::SigningKey::from_bytes(
+                    &bytes.try_into().expect("32 bytes"),
+                )),
+                64 => ed25519_dalek::SigningKey::from_keypair_bytes(
+                    &bytes.try_into().expect("64 bytes"),
+                )
+                .ok(),
+                _ => None,
+            })
+            .ok_or_else(not_one);
+        let key = match key {
+            Ok(_) if kid.is_empty() || kid.chars().any(char::is_whitespace) => {
+                Err(format!("the webhook signing key id `{kid}` is not usable"))
+            }
+            other => other,
+        };
+        Self { kid, key }
+    }
 }
 
 impl Default for Webhooks {
@@ -55,6 +108,7 @@ impl Webhooks {
             http_allowed: false,
             verified: Vec::new(),
             rotation_grace: Duration::from_secs(300),
+            server_key: None,
         }
     }
 
@@ -110,6 +164,20 @@ impl Webhooks {
     /// the receiver switches over. Default 5 minutes; zero signs with the new one alone.
     pub fn rotation_grace(mut self, grace: Duration) -> Self {
         self.rotation_grace = grace;
+        self
+    }
+
+    /// Signs every delivery and verification POST with the server's own ed25519 key too
+    /// (Standard Webhooks `v1a,`, after the subscription's `v1,` HMAC), so that a gateway
+    /// can tell which server sent it and keeps its protection if a subscription's secret
+    /// leaks. `key` is `whsk_` and the base64 of the key's 32-byte seed (`printf whsk_;
+    /// head -c 32 /dev/urandom | base64`) or 64-byte key pair; `kid` names it. The public
+    /// key is published where the draft provisionally puts it: the Server Card's
+    /// `webhooks.signingKeys`, a JWK set (serve a card with
+    /// [`ServerBuilder::server_card`](crate::ServerBuilder::server_card)). A key that does
+    /// not read fails `build()`.
+    pub fn signing_key(mut self, kid: impl Into<String>, key: &str) -> Self {
+        self.server_key = Some(ServerKey::parse(kid.into(), key));
         self
     }
 
@@ -182,6 +250,8 @@ pub(super) struct Status {
 /// The webhook side of a built server.
 pub(super) struct Hooks {
     pub(super) config: Webhooks,
+    /// The server's key for `v1a,` signatures, and its id.
+    pub(super) signer: Option<(String, ed25519_dalek::SigningKey)>,
     pub(super) http: reqwest::Client,
     pub(super) subscriptions: Mutex<HashMap<String, Arc<Subscription>>>,
     /// `(principal, url)` pairs whose endpoint proved it wants deliveries, until when.
@@ -194,7 +264,23 @@ pub(super) struct Hooks {
 }
 
 impl Hooks {
+    /// The public half of the server's key as a JWK set (`kty: OKP`, `crv: Ed25519`), what
+    /// the Server Card publishes under `webhooks.signingKeys`.
+    pub(super) fn signing_keys(&self) -> Option<serde_json::Value> {
+        use base64::Engine as _;
+        let (kid, key) = self.signer.as_ref()?;
+        let x =
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(key.verifying_key().as_bytes());
+        Some(serde_json::json!({"keys": [{
+            "kty": "OKP", "crv": "Ed25519", "alg": "EdDSA", "use": "sig", "kid": kid, "x": x,
+        }]}))
+    }
+
     pub(super) fn new(config: Webhooks) -> Result<Self, String> {
+        let signer = match &config.server_key {
+            None => None,
+            Some(ServerKey { kid, key }) => Some((kid.clone(), key.clone()?)),
+        };
         let http = reqwest::Client::builder()
             .dns_resolver(Arc::new(super::address::Resolver {
                 private_allowed: config.private_allowed,
@@ -206,6 +292,7 @@ impl Hooks {
             .map_err(|e| format!("the webhook client: {e}"))?;
         Ok(Self {
             config,
+            signer,
             http,
             subscriptions: Mutex::new(HashMap::new()),
             verified: Mutex::new(HashMap::new()),

@@ -256,6 +256,11 @@ impl Extension for Events {
                 }
             }
         }
+        // The server's webhook signing key, where the draft provisionally publishes it.
+        #[cfg(feature = "events-webhooks")]
+        if let Some(keys) = shared.hooks.as_ref().and_then(hooks::Hooks::signing_keys) {
+            setup.server_card_member("webhooks", serde_json::json!({"signingKeys": keys}));
+        }
         if self.serving.set(shared.clone()).is_err() {
             setup.refuse("these Events were built into a server already: make one per server");
             return;

@@ -73,19 +73,6 @@ impl ServerBuilder {
                 );
             }
         }
-        #[cfg(feature = "http")]
-        let http = {
-            #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
-            let mut config = self.http;
-            #[cfg(feature = "auth")]
-            default_scopes_supported(&mut config, &catalog);
-            let card = self
-                .card
-                .map(|card| crate::card::Card::new(card, &self.info))
-                .transpose()
-                .map_err(|e| Error::Config(format!("the Server Card: {e}")))?;
-            Arc::new(Http::new(config, card).map_err(|e| Error::Config(e.to_string()))?)
-        };
         let keeps_tasks = self.tasks.is_some()
             || self.task_store.is_some()
             || catalog
@@ -151,6 +138,19 @@ impl ServerBuilder {
             },
         )
         .map_err(|e| Error::Config(format!("extensions: {e}")))?;
+        #[cfg(feature = "http")]
+        let http = {
+            #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
+            let mut config = self.http;
+            #[cfg(feature = "auth")]
+            default_scopes_supported(&mut config, &catalog);
+            let card = self
+                .card
+                .map(|card| crate::card::Card::new(card, &self.info, &registered.card))
+                .transpose()
+                .map_err(|e| Error::Config(format!("the Server Card: {e}")))?;
+            Arc::new(Http::new(config, card).map_err(|e| Error::Config(e.to_string()))?)
+        };
         let mut extensions = JsonObject::new();
         for (id, settings) in &registered.declared {
             extensions.insert(id.clone(), serde_json::Value::Object(settings.clone()));
