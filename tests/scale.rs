@@ -933,3 +933,74 @@ async fn the_command_line_of_run_shares_occurrences_with_redis_url() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+/// A replica whose event types are all added while it serves: its handles.
+async fn plugin_replica(redis: &Redis) -> (Running, Emitter, mcp_framework::events::EventTypes) {
+    let events = Events::new().redis(redis.url());
+    let (emitter, types) = (events.emitter(), events.event_types());
+    let server = Server::builder()
+        .name("plugins")
+        .tools(tools![hello])
+        .extension(events)
+        .build()
+        .unwrap();
+    (start(server).await, emitter, types)
+}
+
+/// `events/poll` of `name` from `cursor`, until it returns `count` occurrences.
+async fn poll_named(r: &Running, name: &str, cursor: Option<&Value>, count: usize) -> Value {
+    let mut params = json!({"name": name});
+    if let Some(cursor) = cursor {
+        params["cursor"] = cursor.clone();
+    }
+    for _ in 0..100 {
+        let (status, body) = json_of(
+            post(r, &request(3, "events/poll", params.clone()))
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(status, 200, "{body}");
+        if body["result"]["events"].as_array().unwrap().len() >= count {
+            return body["result"].clone();
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("{count} occurrences of {name} never arrived");
+}
+
+#[tokio::test]
+async fn types_added_while_serving_share_their_occurrences_too() {
+    let redis = Redis::start().await;
+    let (a, on_a, types_a) = plugin_replica(&redis).await;
+    let (b, _, types_b) = plugin_replica(&redis).await;
+    let plugin = || EventType::new::<Built>("plugin.built").retain(4, 1 << 20);
+    // The plugin is loaded on both replicas, while they serve.
+    types_a.add(plugin()).unwrap();
+    types_b.add(plugin()).unwrap();
+    let start = poll_named(&b, "plugin.built", None, 0).await["cursor"].clone();
+    assert_eq!(
+        start,
+        poll_named(&a, "plugin.built", None, 0).await["cursor"],
+        "one log, one cursor"
+    );
+    let ids: Vec<String> = (1..=2)
+        .map(|n| on_a.emit(Built { n, ok: true }).unwrap())
+        .collect();
+    let polled = poll_named(&b, "plugin.built", Some(&start), 2).await;
+    assert_eq!(field(&polled, "eventId"), [json!(ids[0]), json!(ids[1])]);
+    assert_eq!(polled["truncated"], false, "{polled}");
+    // Unloaded and loaded again on B: it takes its log up again (what Redis keeps), so
+    // the old cursor is still good there.
+    assert!(types_b.remove("plugin.built"));
+    types_b.add(plugin()).unwrap();
+    let again = poll_named(&b, "plugin.built", Some(&start), 2).await;
+    assert_eq!(field(&again, "eventId"), [json!(ids[0]), json!(ids[1])]);
+    assert_eq!(again["truncated"], false, "{again}");
+    // A replica that starts later and adds the type loads what Redis kept of it.
+    let (c, _, types_c) = plugin_replica(&redis).await;
+    types_c.add(plugin()).unwrap();
+    let loaded = poll_named(&c, "plugin.built", Some(&start), 2).await;
+    assert_eq!(field(&loaded, "eventId"), [json!(ids[0]), json!(ids[1])]);
+}

@@ -34,11 +34,10 @@ pub(super) struct Served {
     pub(super) kind: EventType,
     pub(super) descriptor: EventDescriptor,
     pub(super) validator: Validator,
-    pub(super) log: log::Log,
+    pub(super) log: Arc<log::Log>,
     /// Cancelled when the type is removed: its streams and webhook subscriptions end.
     pub(super) removed: CancellationToken,
-    /// Its place among the logs the replicas share (a type the server was built with,
-    /// when they are shared); a type added while serving keeps its log here.
+    /// Its place among the logs the replicas share, when they are shared.
     #[cfg(feature = "redis")]
     pub(super) shared_log: Option<usize>,
 }
@@ -64,7 +63,16 @@ impl Catalog {
 
     /// Adds `served`, unless its name or payload type is taken (then says which).
     fn insert(&mut self, served: Arc<Served>) -> Result<(), String> {
+        self.admits(&served.kind)?;
         let kind = &served.kind;
+        self.by_name.insert(kind.name.clone(), self.types.len());
+        self.by_payload.insert(kind.payload, self.types.len());
+        self.types.push(served);
+        Ok(())
+    }
+
+    /// Whether `kind` may join: its name and payload type are not taken.
+    fn admits(&self, kind: &EventType) -> Result<(), String> {
         if self.by_name.contains_key(&kind.name) {
             return Err(format!("the event type `{}` is defined twice", kind.name));
         }
@@ -74,9 +82,6 @@ impl Catalog {
                 kind.payload_name
             ));
         }
-        self.by_name.insert(kind.name.clone(), self.types.len());
-        self.by_payload.insert(kind.payload, self.types.len());
-        self.types.push(served);
         Ok(())
     }
 
@@ -91,6 +96,18 @@ impl Catalog {
     }
 }
 
+/// `served` with a log the replicas share, the `index`th.
+#[cfg(feature = "redis")]
+fn shared_log(served: Served, index: usize) -> Served {
+    let kind = &served.kind;
+    let log = log::Log::shared(&kind.redis_key(), kind.retain_events, kind.retain_bytes);
+    Served {
+        log: Arc::new(log),
+        shared_log: Some(index),
+        ..served
+    }
+}
+
 /// What the server serves: the types, the settings, the open streams.
 pub(super) struct Shared {
     catalog: RwLock<Arc<Catalog>>,
@@ -101,9 +118,11 @@ pub(super) struct Shared {
     profile: SchemaProfile,
     /// Tells listeners that asked (`eventsListChanged`) when the set of types changes.
     list_changed: ListenNotifier,
-    /// The types the server was built with, in the order of the shared logs.
+    /// The types whose logs the replicas share, in the order of those logs (a type added
+    /// while serving is added to them; one removed stays, so that its log is taken up
+    /// again if it comes back).
     #[cfg(feature = "redis")]
-    pub(super) built: Vec<Arc<Served>>,
+    pub(super) shared_logs: RwLock<Vec<Arc<Served>>>,
     /// Where the replicas share the logs (`Events::redis`), once connected.
     #[cfg(feature = "redis")]
     pub(super) store: std::sync::OnceLock<crate::scale::streams::SharedLogs>,
@@ -134,7 +153,7 @@ impl Shared {
             profile,
             list_changed,
             #[cfg(feature = "redis")]
-            built: Vec::new(),
+            shared_logs: RwLock::default(),
             #[cfg(feature = "redis")]
             store: std::sync::OnceLock::new(),
             #[cfg(feature = "events-webhooks")]
@@ -147,21 +166,15 @@ impl Shared {
                 Ok(served) => {
                     #[cfg(feature = "redis")]
                     let served = if shared_logs {
-                        Served {
-                            shared_log: Some(shared.built.len()),
-                            log: log::Log::shared(
-                                &kind.redis_key(),
-                                kind.retain_events,
-                                kind.retain_bytes,
-                            ),
-                            ..served
-                        }
-                    } else {
+                        let logs = shared.shared_logs.get_mut().expect("shared logs");
+                        let served = Arc::new(shared_log(served, logs.len()));
+                        logs.push(served.clone());
                         served
+                    } else {
+                        Arc::new(served)
                     };
+                    #[cfg(not(feature = "redis"))]
                     let served = Arc::new(served);
-                    #[cfg(feature = "redis")]
-                    shared.built.push(served.clone());
                     if let Err(problem) = catalog.insert(served) {
                         problems.push(problem);
                     }
@@ -224,7 +237,7 @@ impl Shared {
                     meta: None,
                 },
                 validator,
-                log: log::Log::new(kind.retain_events, kind.retain_bytes),
+                log: Arc::new(log::Log::new(kind.retain_events, kind.retain_bytes)),
                 kind,
                 removed: CancellationToken::new(),
                 #[cfg(feature = "redis")]
@@ -234,6 +247,16 @@ impl Shared {
         }
     }
 
+    /// The type whose log is the `index`th the replicas share.
+    #[cfg(feature = "redis")]
+    pub(super) fn shared_log(&self, index: usize) -> Option<Arc<Served>> {
+        self.shared_logs
+            .read()
+            .expect("shared logs")
+            .get(index)
+            .cloned()
+    }
+
     /// The types served now.
     pub(super) fn catalog(&self) -> Arc<Catalog> {
         self.catalog.read().expect("event types").clone()
@@ -241,18 +264,54 @@ impl Shared {
 
     /// Serves `kind` from now on, and tells the listeners that asked.
     pub(super) fn add(&self, kind: EventType) -> Result<(), String> {
-        let served = Arc::new(self.serve(kind).map_err(|p| p.join("; "))?);
+        let served = self.serve(kind).map_err(|p| p.join("; "))?;
         {
             let mut current = self.catalog.write().expect("event types");
+            current.admits(&served.kind)?;
+            #[cfg(feature = "redis")]
+            let served = self.share(served);
+            #[cfg(not(feature = "redis"))]
+            let served = Arc::new(served);
             let mut next = Catalog::default();
             for s in &current.types {
                 next.insert(s.clone()).expect("was unique");
             }
-            next.insert(served)?;
+            next.insert(served).expect("admitted");
             *current = Arc::new(next);
         }
         self.list_changed.notify();
         Ok(())
+    }
+
+    /// `served` with its log shared through Redis, when the logs are: the log it had if
+    /// its key was shared before (a type that comes back takes up its occurrences), a new
+    /// one tailed from now on otherwise.
+    #[cfg(feature = "redis")]
+    fn share(&self, served: Served) -> Arc<Served> {
+        let Some(store) = self.store.get() else {
+            return Arc::new(served);
+        };
+        // Held while the log is added, so that the tail hands over nothing of it before
+        // it is here to take it.
+        let mut logs = self.shared_logs.write().expect("shared logs");
+        let index = store.add(crate::scale::streams::LogKey {
+            key: served.kind.redis_key(),
+            keep: served.kind.retain_events,
+        });
+        let served = match logs.get(index) {
+            Some(before) => Arc::new(Served {
+                log: before.log.clone(),
+                shared_log: Some(index),
+                ..served
+            }),
+            None => Arc::new(shared_log(served, index)),
+        };
+        if index < logs.len() {
+            logs[index] = served.clone();
+        } else {
+            logs.push(served.clone());
+        }
+        served
     }
 
     /// Stops serving the type `name` (its streams and webhook subscriptions end, its

@@ -47,7 +47,9 @@ pub(super) fn body(event_id: &str, timestamp: &str, at_ms: u64, data: &RawValue)
 /// waiting while Redis is away.
 pub(super) fn connect(shared: &Arc<Shared>, url: &str, queue: usize) -> Result<SharedLogs, String> {
     let keys = shared
-        .built
+        .shared_logs
+        .read()
+        .expect("shared logs")
         .iter()
         .map(|served| LogKey {
             key: served.kind.redis_key(),
@@ -66,7 +68,7 @@ fn deliver(shared: &Weak<Shared>, tailed: Tailed) {
     };
     match tailed {
         Tailed::Entry { log, id, body } => {
-            let Some(served) = shared.built.get(log) else {
+            let Some(served) = shared.shared_log(log) else {
                 return;
             };
             let Ok(kept) = serde_json::from_str::<Kept<'_>>(&body) else {
@@ -89,12 +91,12 @@ fn deliver(shared: &Weak<Shared>, tailed: Tailed) {
             });
         }
         Tailed::Trimmed { log, up_to } => {
-            if let Some(served) = shared.built.get(log) {
+            if let Some(served) = shared.shared_log(log) {
                 served.log.trimmed(seq_of(up_to));
             }
         }
-        Tailed::Loaded => {
-            for served in &shared.built {
+        Tailed::Loaded(log) => {
+            if let Some(served) = shared.shared_log(log) {
                 served.log.loaded();
             }
         }

@@ -66,9 +66,9 @@ impl EventTypes {
         Self { serving }
     }
 
-    /// Serves `event` from now on (checked as `build()` checks the configured types). A
-    /// type added while serving keeps its occurrences in this process, even when the
-    /// configured types share theirs through Redis.
+    /// Serves `event` from now on (checked as `build()` checks the configured types). With
+    /// Redis, its occurrences are shared as the configured types' are: add it on every
+    /// replica; a type removed and added again takes up what Redis kept of it.
     pub fn add(&self, event: EventType) -> Result<(), EventTypeError> {
         let shared = self.serving.get().ok_or(EventTypeError::NotServing)?;
         shared.add(event).map_err(EventTypeError::Invalid)

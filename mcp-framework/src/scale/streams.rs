@@ -5,16 +5,19 @@
 //! every record to the owner's callback. A stream's numbers (`<ms>-<n>`) are the same on
 //! every replica and outlive a restart, so positions in these logs are too.
 //!
+//! Logs may be added while the tasks run ([`SharedLogs::add`]): the tail starts reading a
+//! new one at once (it drops the connection its blocking read waits on, and reconnects).
+//!
 //! Redis never blocks an append: the queue is bounded and a full one refuses. While Redis
 //! is away appends wait in the queue (and are sent when it is back) and the tail reconnects
 //! with backoff, continuing where it stopped; entries Redis trimmed meanwhile are reported
 //! as [`Tailed::Trimmed`].
 
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use redis::Value;
-use tokio::sync::mpsc;
+use tokio::sync::{Notify, mpsc};
 use tokio_util::sync::CancellationToken;
 
 use super::timing::{Backoff, REDIS_TIMEOUT};
@@ -73,8 +76,9 @@ pub(crate) enum Tailed {
     /// Log `log`'s entries up to `up_to` were trimmed by Redis: a reader whose position is
     /// before it missed some.
     Trimmed { log: usize, up_to: StreamId },
-    /// Every log's kept entries were handed over once: what is read from now on is new.
-    Loaded,
+    /// Log `log`'s kept entries were handed over (once): what is read of it from now on
+    /// is new.
+    Loaded(usize),
 }
 
 /// One shared log: its Redis key and how many entries Redis keeps of it.
@@ -84,9 +88,16 @@ pub(crate) struct LogKey {
     pub(crate) keep: usize,
 }
 
-/// The handle of the shared logs: appends, and the tasks stop when it is dropped.
+/// The logs, by index; grows when one is added.
+type Logs = Arc<RwLock<Vec<LogKey>>>;
+
+/// The handle of the shared logs: appends, adds logs, and the tasks stop when it is
+/// dropped.
 pub(crate) struct SharedLogs {
     outbound: mpsc::Sender<(usize, String)>,
+    logs: Logs,
+    /// Wakes the tail when a log is added.
+    added: Arc<Notify>,
     stop: CancellationToken,
 }
 
@@ -119,12 +130,36 @@ impl SharedLogs {
         })?;
         let runtime = tokio::runtime::Handle::try_current()
             .map_err(|_| Error::Config("shared logs are started inside a tokio runtime".into()))?;
-        let logs: Arc<[LogKey]> = logs.into();
+        let logs: Logs = Arc::new(RwLock::new(logs));
+        let added = Arc::new(Notify::new());
         let (outbound, rx) = mpsc::channel(queue.max(1));
         let stop = CancellationToken::new();
         runtime.spawn(append_loop(client.clone(), logs.clone(), rx, stop.clone()));
-        runtime.spawn(tail_loop(client, logs, Arc::new(deliver), stop.clone()));
-        Ok(Self { outbound, stop })
+        runtime.spawn(tail_loop(
+            client,
+            logs.clone(),
+            added.clone(),
+            Arc::new(deliver),
+            stop.clone(),
+        ));
+        Ok(Self {
+            outbound,
+            logs,
+            added,
+            stop,
+        })
+    }
+
+    /// Shares one more log; its index (the one it already has, if its key is shared
+    /// already: its entries keep coming under that index).
+    pub(crate) fn add(&self, log: LogKey) -> usize {
+        let mut logs = self.logs.write().expect("shared logs");
+        if let Some(i) = logs.iter().position(|l| l.key == log.key) {
+            return i;
+        }
+        logs.push(log);
+        self.added.notify_one();
+        logs.len() - 1
     }
 
     /// Queues `body` for log `log`; `false` when the queue is full (Redis is away or slow).
@@ -142,7 +177,7 @@ fn config(response: Duration) -> redis::AsyncConnectionConfig {
 /// Sends the queued appends in order; one that fails is sent again once Redis is back.
 async fn append_loop(
     client: redis::Client,
-    logs: Arc<[LogKey]>,
+    logs: Logs,
     mut rx: mpsc::Receiver<(usize, String)>,
     stop: CancellationToken,
 ) {
@@ -157,7 +192,7 @@ async fn append_loop(
                 None => return,
             },
         };
-        let Some(target) = logs.get(log) else {
+        let Some(target) = logs.read().expect("shared logs").get(log).cloned() else {
             continue;
         };
         loop {
@@ -205,19 +240,23 @@ async fn append_loop(
 /// (and continuing from where it stopped) whenever the connection is lost.
 async fn tail_loop(
     client: redis::Client,
-    logs: Arc<[LogKey]>,
+    logs: Logs,
+    added: Arc<Notify>,
     deliver: Arc<dyn Fn(Tailed) + Send + Sync>,
     stop: CancellationToken,
 ) {
     let config = config(BLOCK + REDIS_TIMEOUT);
     let mut backoff = Backoff::new();
     // Where each log has been read to; `None` until its kept entries were loaded.
-    let mut after: Vec<Option<StreamId>> = vec![None; logs.len()];
-    let mut loaded = false;
+    let mut after: Vec<Option<StreamId>> = Vec::new();
     loop {
+        let targets = logs.read().expect("shared logs").clone();
+        after.resize(targets.len(), None);
         let tailed = tokio::select! {
             () = stop.cancelled() => return,
-            tailed = tail(&client, &config, &logs, &*deliver, &mut after, &mut loaded, &mut backoff) => tailed,
+            // A log was added: read it too, on a new connection (the old one is blocked).
+            () = added.notified() => continue,
+            tailed = tail(&client, &config, &targets, &*deliver, &mut after, &mut backoff) => tailed,
         };
         if let Err(e) = tailed {
             tracing::warn!(error = %e, "reading the shared logs from Redis failed");
@@ -235,7 +274,6 @@ async fn tail(
     logs: &[LogKey],
     deliver: &(dyn Fn(Tailed) + Send + Sync),
     after: &mut [Option<StreamId>],
-    loaded: &mut bool,
     backoff: &mut Backoff,
 ) -> redis::RedisResult<()> {
     let mut conn = client
@@ -280,11 +318,8 @@ async fn tail(
                 deliver(Tailed::Entry { log, id, body });
             }
             after[log] = Some(last);
+            deliver(Tailed::Loaded(log));
         }
-    }
-    if !*loaded {
-        *loaded = true;
-        deliver(Tailed::Loaded);
     }
     backoff.reset();
     loop {
