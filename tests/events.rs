@@ -1328,7 +1328,19 @@ async fn deliveries_carry_the_servers_own_signature_whose_key_the_card_publishes
             Webhooks::new()
                 .allow_plain_http()
                 .allow_private_networks()
-                .signing_key("server-key-1", &format!("whsk_{}", b64.encode(seed))),
+                .signing_key("server-key-1", &format!("whsk_{}", b64.encode(seed)))
+                // The next key, published before it signs (a rotation).
+                .published_key(
+                    "server-key-2",
+                    &format!(
+                        "whpk_{}",
+                        b64.encode(
+                            ed25519_dalek::SigningKey::from_bytes(&[9u8; 32])
+                                .verifying_key()
+                                .as_bytes()
+                        )
+                    ),
+                ),
         )
         .event(
             EventType::new::<Deployed>("deploy.finished")
@@ -1369,6 +1381,13 @@ async fn deliveries_carry_the_servers_own_signature_whose_key_the_card_publishes
         ),
         "{card}"
     );
+    let kids: Vec<&Value> = card["webhooks"]["signingKeys"]["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| &k["kid"])
+        .collect();
+    assert_eq!(kids, [&json!("server-key-1"), &json!("server-key-2")]);
     let x = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(jwk["x"].as_str().unwrap())
         .unwrap();
@@ -1438,4 +1457,11 @@ async fn deliveries_carry_the_servers_own_signature_whose_key_the_card_publishes
         .unwrap_err()
         .to_string();
     assert!(e.contains("the webhook signing key `k` is not"), "{e}");
+    let e = Server::builder()
+        .tools(ToolSet::new())
+        .extension(Events::new().webhooks(Webhooks::new().published_key("old", "whpk_eA==")))
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("the published key `old` is not"), "{e}");
 }

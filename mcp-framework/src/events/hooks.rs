@@ -30,6 +30,8 @@ pub struct Webhooks {
     pub(super) rotation_grace: Duration,
     /// The server's own key for `v1a,` signatures, if it has one.
     pub(super) server_key: Option<ServerKey>,
+    /// Public keys published beside it (the next one, or the one it replaced), by id.
+    pub(super) published: Vec<(String, Result<ed25519_dalek::VerifyingKey, String>)>,
 }
 
 /// The server's ed25519 key for `v1a,` signatures, with its key id (or why the configured
@@ -109,6 +111,7 @@ impl Webhooks {
             verified: Vec::new(),
             rotation_grace: Duration::from_secs(300),
             server_key: None,
+            published: Vec::new(),
         }
     }
 
@@ -178,6 +181,30 @@ impl Webhooks {
     /// not read fails `build()`.
     pub fn signing_key(mut self, kid: impl Into<String>, key: &str) -> Self {
         self.server_key = Some(ServerKey::parse(kid.into(), key));
+        self
+    }
+
+    /// Publishes the public key `kid` (`whpk_` and the base64 of its 32 bytes, as Standard
+    /// Webhooks writes one) beside the signing key, without signing with it: how the key
+    /// is rotated, as the draft asks ("rotation publishes the new key alongside the old").
+    /// Publish the next key here first, switch [`signing_key`](Self::signing_key) to it
+    /// once receivers have read the card again, and keep the old one published here while
+    /// deliveries it signed may still arrive. A key that does not read fails `build()`.
+    pub fn published_key(mut self, kid: impl Into<String>, key: &str) -> Self {
+        use base64::Engine as _;
+        let kid = kid.into();
+        let parsed = key
+            .strip_prefix("whpk_")
+            .and_then(|b64| base64::engine::general_purpose::STANDARD.decode(b64).ok())
+            .and_then(|bytes| <[u8; 32]>::try_from(bytes).ok())
+            .and_then(|bytes| ed25519_dalek::VerifyingKey::from_bytes(&bytes).ok())
+            .ok_or_else(|| {
+                format!(
+                    "the published key `{kid}` is not a Standard Webhooks ed25519 public key \
+                     (`whpk_` and the base64 of its 32 bytes)"
+                )
+            });
+        self.published.push((kid, parsed));
         self
     }
 
@@ -252,6 +279,8 @@ pub(super) struct Hooks {
     pub(super) config: Webhooks,
     /// The server's key for `v1a,` signatures, and its id.
     pub(super) signer: Option<(String, ed25519_dalek::SigningKey)>,
+    /// The public keys published beside it, and their ids.
+    published: Vec<(String, ed25519_dalek::VerifyingKey)>,
     pub(super) http: reqwest::Client,
     pub(super) subscriptions: Mutex<HashMap<String, Arc<Subscription>>>,
     /// `(principal, url)` pairs whose endpoint proved it wants deliveries, until when.
@@ -264,16 +293,22 @@ pub(super) struct Hooks {
 }
 
 impl Hooks {
-    /// The public half of the server's key as a JWK set (`kty: OKP`, `crv: Ed25519`), what
-    /// the Server Card publishes under `webhooks.signingKeys`.
+    /// The public half of the server's key, then the keys published beside it, as a JWK
+    /// set (`kty: OKP`, `crv: Ed25519`): what the Server Card publishes under
+    /// `webhooks.signingKeys`.
     pub(super) fn signing_keys(&self) -> Option<serde_json::Value> {
         use base64::Engine as _;
-        let (kid, key) = self.signer.as_ref()?;
-        let x =
-            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(key.verifying_key().as_bytes());
-        Some(serde_json::json!({"keys": [{
-            "kty": "OKP", "crv": "Ed25519", "alg": "EdDSA", "use": "sig", "kid": kid, "x": x,
-        }]}))
+        let keys: Vec<serde_json::Value> = (self.signer.iter())
+            .map(|(kid, key)| (kid, key.verifying_key()))
+            .chain(self.published.iter().map(|(kid, key)| (kid, *key)))
+            .map(|(kid, key)| {
+                let x = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(key.as_bytes());
+                serde_json::json!({
+                    "kty": "OKP", "crv": "Ed25519", "alg": "EdDSA", "use": "sig", "kid": kid, "x": x,
+                })
+            })
+            .collect();
+        (!keys.is_empty()).then(|| serde_json::json!({ "keys": keys }))
     }
 
     pub(super) fn new(config: Webhooks) -> Result<Self, String> {
@@ -281,6 +316,16 @@ impl Hooks {
             None => None,
             Some(ServerKey { kid, key }) => Some((kid.clone(), key.clone()?)),
         };
+        let mut published = Vec::new();
+        for (kid, key) in &config.published {
+            let key = key.clone()?;
+            let taken = signer.as_ref().is_some_and(|(k, _)| k == kid)
+                || published.iter().any(|(k, _)| k == kid);
+            if taken {
+                return Err(format!("the webhook key id `{kid}` names two keys"));
+            }
+            published.push((kid.clone(), key));
+        }
         let http = reqwest::Client::builder()
             .dns_resolver(Arc::new(super::address::Resolver {
                 private_allowed: config.private_allowed,
@@ -293,6 +338,7 @@ impl Hooks {
         Ok(Self {
             config,
             signer,
+            published,
             http,
             subscriptions: Mutex::new(HashMap::new()),
             verified: Mutex::new(HashMap::new()),
