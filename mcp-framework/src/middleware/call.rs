@@ -311,7 +311,14 @@ where
     }
 
     fn call(&mut self, call: Call) -> Answer {
-        let fut = self.0.call(call);
+        // A layer whose future is the one of the service it wraps (it forwards, or decides
+        // before the call) hands back a boxed future already: not boxed twice.
+        let mut fut = Some(self.0.call(call));
+        if let Some(answer) = (&mut fut as &mut dyn std::any::Any).downcast_mut::<Option<Answer>>()
+        {
+            return answer.take().expect("just put there");
+        }
+        let fut = fut.expect("just put there");
         Box::pin(async move { fut.await.map_err(Into::into) })
     }
 
