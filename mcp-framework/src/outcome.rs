@@ -529,12 +529,19 @@ pub(crate) fn coerce_scalars(scalars: &[(String, Scalar)], arguments: &mut Value
     let Value::Object(args) = arguments else {
         return;
     };
-    for (name, scalar) in scalars {
-        let Some(Value::String(text)) = args.get(name) else {
+    if scalars.is_empty() {
+        return;
+    }
+    // By the arguments, which are few: those that are not strings (most) cost a match.
+    for (name, value) in args.iter_mut() {
+        let Value::String(text) = value else {
+            continue;
+        };
+        let Some((_, scalar)) = scalars.iter().find(|(n, _)| n == name) else {
             continue;
         };
         let text = text.trim();
-        let value = match scalar {
+        let coerced = match scalar {
             Scalar::Integer => text
                 .parse::<i64>()
                 .map(Value::from)
@@ -552,8 +559,8 @@ pub(crate) fn coerce_scalars(scalars: &[(String, Scalar)], arguments: &mut Value
                 _ => None,
             },
         };
-        if let Some(value) = value {
-            args.insert(name.clone(), value);
+        if let Some(coerced) = coerced {
+            *value = coerced;
         }
     }
 }
