@@ -74,14 +74,22 @@ pub(super) async fn check_address(config: &Webhooks, url: &reqwest::Url) -> Resu
     }
 }
 
-/// `v1,<base64 HMAC-SHA256(secret, "<id>.<timestamp>.<body>")>`.
-pub(super) fn signature(secret: &[u8], message_id: &str, timestamp: u64, body: &[u8]) -> String {
+/// What every signature of an attempt signs: `<id>.<timestamp>.<body>`.
+fn signed_content(message_id: &str, timestamp: u64, body: &[u8]) -> Vec<u8> {
+    let timestamp = timestamp.to_string();
+    let mut content = Vec::with_capacity(message_id.len() + timestamp.len() + 2 + body.len());
+    content.extend_from_slice(message_id.as_bytes());
+    content.push(b'.');
+    content.extend_from_slice(timestamp.as_bytes());
+    content.push(b'.');
+    content.extend_from_slice(body);
+    content
+}
+
+/// `v1,<base64 HMAC-SHA256(secret, content)>`.
+fn signature(secret: &[u8], content: &[u8]) -> String {
     let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(secret).expect("HMAC takes any key");
-    mac.update(message_id.as_bytes());
-    mac.update(b".");
-    mac.update(timestamp.to_string().as_bytes());
-    mac.update(b".");
-    mac.update(body);
+    mac.update(content);
     let tag = mac.finalize().into_bytes();
     format!(
         "v1,{}",
@@ -89,23 +97,12 @@ pub(super) fn signature(secret: &[u8], message_id: &str, timestamp: u64, body: &
     )
 }
 
-/// `v1a,<base64 ed25519(server key, "<id>.<timestamp>.<body>")>`.
-fn server_signature(
-    key: &ed25519_dalek::SigningKey,
-    message_id: &str,
-    timestamp: u64,
-    body: &[u8],
-) -> String {
+/// `v1a,<base64 ed25519(server key, content)>`.
+fn server_signature(key: &ed25519_dalek::SigningKey, content: &[u8]) -> String {
     use ed25519_dalek::Signer as _;
-    let mut content = Vec::with_capacity(message_id.len() + 24 + body.len());
-    content.extend_from_slice(message_id.as_bytes());
-    content.push(b'.');
-    content.extend_from_slice(timestamp.to_string().as_bytes());
-    content.push(b'.');
-    content.extend_from_slice(body);
     format!(
         "v1a,{}",
-        base64::engine::general_purpose::STANDARD.encode(key.sign(&content).to_bytes())
+        base64::engine::general_purpose::STANDARD.encode(key.sign(content).to_bytes())
     )
 }
 
@@ -126,26 +123,29 @@ pub(super) async fn post(
     let timestamp = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    let request =
-        hooks
-            .http
-            .post(url.clone())
-            .header("content-type", "application/json")
-            .header("webhook-id", &post.message_id)
-            .header("webhook-timestamp", timestamp.to_string())
-            .header(
-                "webhook-signature",
-                secrets
-                    .iter()
-                    .map(|s| signature(s, &post.message_id, timestamp, &post.body))
-                    .chain(hooks.signer.as_ref().map(|(_, key)| {
-                        server_signature(key, &post.message_id, timestamp, &post.body)
-                    }))
-                    .collect::<Vec<_>>()
-                    .join(" "),
-            )
-            .header("x-mcp-subscription-id", subscription)
-            .body(post.body.clone());
+    let content = signed_content(&post.message_id, timestamp, &post.body);
+    let request = hooks
+        .http
+        .post(url.clone())
+        .header("content-type", "application/json")
+        .header("webhook-id", &post.message_id)
+        .header("webhook-timestamp", timestamp.to_string())
+        .header(
+            "webhook-signature",
+            secrets
+                .iter()
+                .map(|s| signature(s, &content))
+                .chain(
+                    hooks
+                        .signer
+                        .as_ref()
+                        .map(|(_, key)| server_signature(key, &content)),
+                )
+                .collect::<Vec<_>>()
+                .join(" "),
+        )
+        .header("x-mcp-subscription-id", subscription)
+        .body(post.body.clone());
     let response = match request.send().await {
         Ok(r) => r,
         Err(e) => {

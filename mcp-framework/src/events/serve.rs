@@ -45,7 +45,7 @@ pub(super) fn install(setup: &mut Setup, shared: &Arc<Shared>) {
         move |params: SubscribeParams, cx: Context| {
             let s = s.clone();
             async move {
-                s.settled().await;
+                s.settled(&params.name).await;
                 poll(&s, &params, &cx)
             }
         },
@@ -58,7 +58,7 @@ pub(super) fn install(setup: &mut Setup, shared: &Arc<Shared>) {
             move |params: super::webhook::WebhookParams, cx: Context| {
                 let s = s.clone();
                 async move {
-                    s.settled().await;
+                    s.settled(&params.name).await;
                     super::webhook::subscribe(&s, params, &cx).await
                 }
             },
@@ -78,7 +78,7 @@ pub(super) fn install(setup: &mut Setup, shared: &Arc<Shared>) {
         move |params: SubscribeParams, cx: Context| {
             let s = s.clone();
             async move {
-                s.settled().await;
+                s.settled(&params.name).await;
                 stream(&s, params, cx).await
             }
         },

@@ -8,7 +8,9 @@
 use std::any::TypeId;
 use std::collections::HashMap;
 use std::sync::atomic::AtomicUsize;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex};
+
+use arc_swap::ArcSwap;
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
@@ -110,7 +112,10 @@ fn shared_log(served: Served, index: usize) -> Served {
 
 /// What the server serves: the types, the settings, the open streams.
 pub(super) struct Shared {
-    catalog: RwLock<Arc<Catalog>>,
+    /// Read by every request and emit without a lock, as the server's own catalog is.
+    catalog: ArcSwap<Catalog>,
+    /// Taken by whoever adds or removes a type, so that changes do not cross.
+    changing: Mutex<()>,
     pub(super) settings: Settings,
     /// Streams open now.
     pub(super) streams: AtomicUsize,
@@ -122,7 +127,7 @@ pub(super) struct Shared {
     /// while serving is added to them; one removed stays, so that its log is taken up
     /// again if it comes back).
     #[cfg(feature = "redis")]
-    pub(super) shared_logs: RwLock<Vec<Arc<Served>>>,
+    pub(super) shared_logs: std::sync::RwLock<Vec<Arc<Served>>>,
     /// Where the replicas share the logs (`Events::redis`), once connected.
     #[cfg(feature = "redis")]
     pub(super) store: std::sync::OnceLock<crate::scale::streams::SharedLogs>,
@@ -147,13 +152,14 @@ impl Shared {
             .map(super::hooks::Hooks::new)
             .transpose()?;
         let mut shared = Self {
-            catalog: RwLock::default(),
+            catalog: ArcSwap::default(),
+            changing: Mutex::new(()),
             settings,
             streams: AtomicUsize::new(0),
             profile,
             list_changed,
             #[cfg(feature = "redis")]
-            shared_logs: RwLock::default(),
+            shared_logs: std::sync::RwLock::default(),
             #[cfg(feature = "redis")]
             store: std::sync::OnceLock::new(),
             #[cfg(feature = "events-webhooks")]
@@ -185,7 +191,7 @@ impl Shared {
         if !problems.is_empty() {
             return Err(problems.join("; "));
         }
-        shared.catalog = RwLock::new(Arc::new(catalog));
+        shared.catalog = ArcSwap::from_pointee(catalog);
         Ok(shared)
     }
 
@@ -258,15 +264,16 @@ impl Shared {
     }
 
     /// The types served now.
-    pub(super) fn catalog(&self) -> Arc<Catalog> {
-        self.catalog.read().expect("event types").clone()
+    pub(super) fn catalog(&self) -> arc_swap::Guard<Arc<Catalog>> {
+        self.catalog.load()
     }
 
     /// Serves `kind` from now on, and tells the listeners that asked.
     pub(super) fn add(&self, kind: EventType) -> Result<(), String> {
         let served = self.serve(kind).map_err(|p| p.join("; "))?;
         {
-            let mut current = self.catalog.write().expect("event types");
+            let _changing = self.changing.lock().expect("event types");
+            let current = self.catalog.load_full();
             current.admits(&served.kind)?;
             #[cfg(feature = "redis")]
             let served = self.share(served);
@@ -277,7 +284,7 @@ impl Shared {
                 next.insert(s.clone()).expect("was unique");
             }
             next.insert(served).expect("admitted");
-            *current = Arc::new(next);
+            self.catalog.store(Arc::new(next));
         }
         self.list_changed.notify();
         Ok(())
@@ -295,7 +302,7 @@ impl Shared {
         // it is here to take it.
         let mut logs = self.shared_logs.write().expect("shared logs");
         let index = store.add(crate::scale::streams::LogKey {
-            key: served.kind.redis_key(),
+            key: served.kind.redis_key().into(),
             keep: served.kind.retain_events,
         });
         let served = match logs.get(index) {
@@ -319,11 +326,11 @@ impl Shared {
     /// has that name.
     pub(super) fn remove(&self, name: &str) -> bool {
         let gone = {
-            let mut current = self.catalog.write().expect("event types");
-            let Some((rest, gone)) = current.without(name) else {
+            let _changing = self.changing.lock().expect("event types");
+            let Some((rest, gone)) = self.catalog.load().without(name) else {
                 return false;
             };
-            *current = Arc::new(rest);
+            self.catalog.store(Arc::new(rest));
             gone
         };
         gone.removed.cancel();
@@ -331,11 +338,13 @@ impl Shared {
         true
     }
 
-    /// Waits (briefly) until every log holds what was kept of it before this process
-    /// started (at once, unless the logs are shared and the server has just started).
-    pub(super) async fn settled(&self) {
-        for served in &self.catalog().types {
-            served.log.settled().await;
+    /// Waits (briefly) until the log of the type `name` holds what was kept of it before
+    /// this process started (at once, unless the logs are shared and the server has just
+    /// started, or the type was just added); at once for a name no type has.
+    pub(super) async fn settled(&self, name: &str) {
+        let log = self.catalog().named(name).map(|s| s.log.clone());
+        if let Some(log) = log {
+            log.settled().await;
         }
     }
 }

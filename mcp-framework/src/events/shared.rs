@@ -52,7 +52,7 @@ pub(super) fn connect(shared: &Arc<Shared>, url: &str, queue: usize) -> Result<S
         .expect("shared logs")
         .iter()
         .map(|served| LogKey {
-            key: served.kind.redis_key(),
+            key: served.kind.redis_key().into(),
             keep: served.kind.retain_events,
         })
         .collect();

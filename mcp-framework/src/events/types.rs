@@ -75,7 +75,8 @@ impl EventTypes {
     }
 
     /// Stops serving the type `name`: it is no longer listed, polled or streamed, its open
-    /// streams and webhook subscriptions end, and its kept occurrences are forgotten.
+    /// streams and webhook subscriptions end, and its kept occurrences are forgotten (with
+    /// Redis, Redis keeps them, and the type takes them up again if it is added back).
     /// `false` if no type has that name (or the server is not built yet).
     pub fn remove(&self, name: &str) -> bool {
         self.serving.get().is_some_and(|shared| shared.remove(name))

@@ -43,7 +43,7 @@ struct DeliveryParams {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(super) struct WebhookParams {
-    name: String,
+    pub(super) name: String,
     #[serde(default)]
     arguments: Option<JsonObject>,
     delivery: DeliveryParams,

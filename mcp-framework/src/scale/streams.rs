@@ -84,7 +84,7 @@ pub(crate) enum Tailed {
 /// One shared log: its Redis key and how many entries Redis keeps of it.
 #[derive(Debug, Clone)]
 pub(crate) struct LogKey {
-    pub(crate) key: String,
+    pub(crate) key: Arc<str>,
     pub(crate) keep: usize,
 }
 
@@ -216,7 +216,7 @@ async fn append_loop(
                 },
             };
             let sent: redis::RedisResult<Value> = redis::cmd("XADD")
-                .arg(&target.key)
+                .arg(&*target.key)
                 .arg("MAXLEN")
                 .arg("~")
                 .arg(target.keep)
@@ -283,7 +283,7 @@ async fn tail(
         // What Redis dropped (trimmed, deleted) of it, on every (re)connection.
         let info: redis::RedisResult<Value> = redis::cmd("XINFO")
             .arg("STREAM")
-            .arg(&target.key)
+            .arg(&*target.key)
             .query_async(&mut conn)
             .await;
         if let Ok(info) = info
@@ -294,7 +294,7 @@ async fn tail(
         }
         if after[log].is_none() {
             let kept: Value = redis::cmd("XREVRANGE")
-                .arg(&target.key)
+                .arg(&*target.key)
                 .arg("+")
                 .arg("-")
                 .arg("COUNT")
@@ -330,14 +330,14 @@ async fn tail(
             .arg(u64::try_from(BLOCK.as_millis()).unwrap_or(5000))
             .arg("STREAMS");
         for target in logs {
-            read.arg(&target.key);
+            read.arg(&*target.key);
         }
         for position in after.iter() {
             read.arg(position.unwrap_or_default().text());
         }
         let reply: Value = read.query_async(&mut conn).await?;
         for (key, entries_of) in pairs(&reply) {
-            let Some(log) = text(key).and_then(|k| logs.iter().position(|l| l.key == k)) else {
+            let Some(log) = text(key).and_then(|k| logs.iter().position(|l| *l.key == *k)) else {
                 continue;
             };
             for (id, body) in entries(entries_of) {
