@@ -1239,8 +1239,44 @@ async fn a_removed_type_ends_its_http_streams_and_webhook_subscriptions() {
     types
         .add(EventType::new::<Alert>("alert.raised"))
         .expect("a new type");
-    assert_eq!(types.names(), ["deploy.finished", "alert.raised"]);
+    // A type added while serving carries its scopes as a configured one does.
+    types
+        .add(
+            EventType::new::<Audited>("audit.entry")
+                .scopes(["audit:read"])
+                .scope_policy(ScopePolicy::Hide),
+        )
+        .expect("a scoped type");
+    assert_eq!(
+        types.names(),
+        ["deploy.finished", "alert.raised", "audit.entry"]
+    );
     let r = tests::wire::start_authenticated(server).await;
+    let names = |listed: &Value| -> Vec<String> {
+        listed["result"]["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let unscoped = call(&r, "", "events/list", json!({})).await;
+    assert_eq!(names(&unscoped), ["deploy.finished", "alert.raised"]);
+    let hidden = call(&r, "", "events/poll", json!({"name": "audit.entry"})).await;
+    assert_eq!(hidden["error"]["code"], -32023, "{hidden}");
+    let scoped = call(&r, "audit:read", "events/list", json!({})).await;
+    assert_eq!(
+        names(&scoped),
+        ["deploy.finished", "alert.raised", "audit.entry"]
+    );
+    let polled = call(
+        &r,
+        "audit:read",
+        "events/poll",
+        json!({"name": "audit.entry"}),
+    )
+    .await;
+    assert!(polled["result"]["cursor"].is_string(), "{polled}");
 
     // A webhook subscription (verified by the receiver) and an SSE stream on the type.
     let subscribed = call(
@@ -1302,16 +1338,7 @@ async fn a_removed_type_ends_its_http_streams_and_webhook_subscriptions() {
     .await;
     assert_eq!(again["error"]["code"], -32023, "{again}");
     let listed = call(&r, "", "events/list", json!({})).await;
-    assert_eq!(
-        listed["result"]["events"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| e["name"].as_str().unwrap())
-            .collect::<Vec<_>>(),
-        ["alert.raised"],
-        "{listed}"
-    );
+    assert_eq!(names(&listed), ["alert.raised"], "{listed}");
 }
 
 #[tokio::test]
@@ -1360,16 +1387,7 @@ async fn deliveries_carry_the_servers_own_signature_whose_key_the_card_publishes
 
     // The public key, from an origin the receiver already trusts: the server's card (still
     // a valid card), a JWK set as the draft provisionally places it.
-    let card: Value = r
-        .http
-        .get(format!("{}/server-card", r.url))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    tests::assert_conforms("server-card", "ServerCard", &card);
+    let card = tests::wire::server_card(&r).await;
     let jwk = &card["webhooks"]["signingKeys"]["keys"][0];
     assert_eq!(
         (&jwk["kty"], &jwk["crv"], &jwk["alg"], &jwk["kid"]),

@@ -593,16 +593,7 @@ async fn an_extension_adds_a_member_to_the_server_card() {
     };
     let server = card(vec![CardMember("com.example/a", "exampleLinks")]).unwrap();
     let r = wire::start(server).await;
-    let document: Value = r
-        .http
-        .get(format!("{}/server-card", r.url))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    tests::assert_conforms("server-card", "ServerCard", &document);
+    let document = wire::server_card(&r).await;
     assert_eq!(
         document["exampleLinks"],
         json!({"from": "com.example/a"}),

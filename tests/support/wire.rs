@@ -65,6 +65,20 @@ pub async fn start_authenticated(server: Server) -> Running {
     }
 }
 
+/// The Server Card at `<endpoint>/server-card`, checked against the card schema.
+pub async fn server_card(r: &Running) -> Value {
+    let resp = r
+        .http
+        .get(format!("{}/server-card", r.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    let card: Value = resp.json().await.unwrap();
+    crate::assert_conforms("server-card", "ServerCard", &card);
+    card
+}
+
 /// The request metadata of a 2026-07-28 client.
 pub fn meta() -> Value {
     json!({"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}})
