@@ -3,12 +3,11 @@
 
 use std::sync::Arc;
 
-use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
 use crate::peer::{HttpParts, PeerId, Sink, StreamCloser, Transport};
 use crate::principal::Principal;
-use crate::protocol::meta::RequestMeta;
+use crate::protocol::meta::Head;
 use crate::session::legacy::LegacySession;
 
 /// What the transport carrying a request hands to dispatch with it.
@@ -20,8 +19,9 @@ pub(crate) struct Carrier {
     /// The legacy session the request arrived on.
     pub(crate) session: Option<Arc<LegacySession>>,
     pub(crate) http: Option<Arc<HttpParts>>,
-    /// `params._meta`, when the transport already read it (HTTP validates headers with it).
-    pub(crate) meta: Option<(RequestMeta, Option<Box<RawValue>>)>,
+    /// `params._meta` and where the other members are, when the transport already read
+    /// them (HTTP validates headers with them).
+    pub(crate) head: Option<Head>,
     /// Closes the response connection, keeping the stream (legacy HTTP).
     pub(crate) close_stream: Option<StreamCloser>,
     /// Who sent it, when the transport knows (limits per client).

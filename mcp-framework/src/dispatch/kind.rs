@@ -130,13 +130,33 @@ impl<K: Kind> Item for K {
         arguments: Value,
     ) -> BoxFuture<Result<CallOutput, BoxError>> {
         // A layer that drops the handler before it ends (a timeout) cancels its context.
-        let dropped = cx.inner.cancel.clone().drop_guard();
+        let dropped = CancelOnDrop(Some(cx.clone()));
         let step = innermost(self, cx, name, arguments);
         Box::pin(async move {
             let out = step.await;
             dropped.disarm();
             out
         })
+    }
+}
+
+/// Cancels a handler's context when dropped holding it: the handler was dropped before
+/// it ended. (A context is one reference count to hold, where a clone of its token takes
+/// the token's lock twice.)
+struct CancelOnDrop(Option<Context>);
+
+impl CancelOnDrop {
+    /// The handler ended.
+    fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let Some(cx) = self.0.take() {
+            cx.inner.cancel.cancel();
+        }
     }
 }
 

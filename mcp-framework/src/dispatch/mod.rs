@@ -41,7 +41,7 @@ use crate::cache::{ListKind, decode_cursor};
 use crate::context::Asker;
 use crate::inflight::InFlight;
 use crate::protocol::jsonrpc::{Notification, Request};
-use crate::protocol::meta::{RequestMeta, read_request_meta};
+use crate::protocol::meta::{Head, read_request_head};
 use crate::protocol::{CancelledNotificationParams, ErrorObject, LoggingLevel};
 use crate::render;
 use crate::runtime::state::ServerInner;
@@ -134,16 +134,16 @@ pub(crate) fn start(
             Err(reply) => return (Err(reply), Record::none()),
         },
     };
-    let (meta, raw_meta) = match carrier
-        .meta
+    let head = match carrier
+        .head
         .take()
-        .map_or_else(|| read_request_meta(request.params.as_deref()), Ok)
+        .map_or_else(|| read_request_head(request.params.as_deref()), Ok)
     {
         Ok(m) => m,
         Err(e) => return (Err(Reply::bad(e)), Record::none()),
     };
     // The revision the request names (a version this crate does not speak names none).
-    let version = match (&meta.protocol_version, &carrier.session) {
+    let version = match (&head.meta.protocol_version, &carrier.session) {
         (Some(v), _) => v.known(),
         (None, Some(session)) => Some(session.version),
         (None, None) => None,
@@ -151,11 +151,11 @@ pub(crate) fn start(
     let transport = Transport::from(carrier.transport());
     // Read only when a subscriber wants the request's span.
     let traced = tracing::enabled!(target: telemetry::span::TARGET, tracing::Level::DEBUG);
-    let trace = traced.then(|| TraceContext::of(&meta, carrier.http.as_deref()));
+    let trace = traced.then(|| TraceContext::of(&head.meta, carrier.http.as_deref()));
     // The method stays here, for the span and the metrics; the request goes on without it.
     let method = std::mem::take(&mut request.method);
     let id = traced.then(|| request.id.clone());
-    let (routed, target) = route(server, &method, request, carrier, meta, raw_meta);
+    let (routed, target) = route(server, &method, request, carrier, head);
     // Its reply back through the JSON-RPC middleware that saw the request.
     let routed = match around {
         None => routed,
@@ -282,16 +282,16 @@ fn route<'a>(
     method: &str,
     request: Request,
     carrier: Carrier,
-    meta: RequestMeta,
-    raw_meta: Option<Box<RawValue>>,
+    head: Head,
 ) -> (Result<Routed<'a>, Reply>, Option<Arc<str>>) {
-    let era = match Era::resolve(meta, raw_meta, carrier.session.as_ref()) {
+    let members = head.members;
+    let era = match Era::resolve(head.meta, head.raw, carrier.session.as_ref()) {
         Ok(era) => era,
         Err(e) => return (Err(Reply::bad(e)), None),
     };
     let legacy = era.legacy();
     match method {
-        "tools/call" => match resolve::tool(server, request, era, carrier) {
+        "tools/call" => match resolve::tool(server, request, members, era, carrier) {
             Ok(call) => {
                 let target = Some(call.name.clone());
                 let run = if call.item.task.support == TaskSupport::Forbidden {
@@ -303,14 +303,14 @@ fn route<'a>(
             }
             Err(reply) => (Err(reply), None),
         },
-        "prompts/get" => match resolve::prompt(server, request, era, carrier) {
+        "prompts/get" => match resolve::prompt(server, request, members, era, carrier) {
             Ok(call) => {
                 let target = Some(call.name.clone());
                 (boxed(pipeline::run(server, call, None)), target)
             }
             Err(reply) => (Err(reply), None),
         },
-        "resources/read" => match resolve::read(server, request, era, carrier) {
+        "resources/read" => match resolve::read(server, request, members, era, carrier) {
             Ok(ResolvedRead::Fixed(call)) => {
                 let target = Some(call.name.clone());
                 (boxed(pipeline::run(server, call, None)), target)

@@ -34,8 +34,8 @@ pub(super) fn run<K: Kind>(
         item,
         name,
         arguments,
-        request_state,
-        input_responses,
+        retry,
+        sent,
         cache,
     } = call;
     let version = era.version;
@@ -43,9 +43,8 @@ pub(super) fn run<K: Kind>(
     let invocation = Invocation {
         method: K::METHOD,
         name: name.clone(),
-        arguments: &arguments,
-        request_state,
-        input_responses,
+        retry,
+        sent,
     };
     let prepared = prepare(server, id, era, carrier, invocation, layered, task);
     async move {

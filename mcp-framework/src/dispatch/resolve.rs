@@ -13,12 +13,13 @@ use super::access;
 use super::carrier::Carrier;
 use super::era::Era;
 use super::reply::Reply;
-use super::views::{CallView, GetPromptView, ReadView, parse};
+use super::views::{CallView, GetPromptView, ReadView, Retry, Sent};
 use crate::cache::CachePolicy;
 use crate::catalog::FoundResource;
 use crate::outcome::coerce_strings;
 use crate::principal::Requirement;
 use crate::protocol::jsonrpc::Request;
+use crate::protocol::meta::Members;
 use crate::protocol::{CacheScope, ErrorObject, RequestId};
 use crate::registry::entry::{PromptEntry, ResourceEntry, TemplateEntry, ToolEntry};
 use crate::runtime::state::ServerInner;
@@ -36,8 +37,9 @@ pub(super) struct Resolved<K> {
     /// concrete resource).
     pub(super) arguments: Value,
     /// A retry's sealed state and answers (MRTR).
-    pub(super) request_state: Option<String>,
-    pub(super) input_responses: Option<Map<String, Value>>,
+    pub(super) retry: Retry,
+    /// The arguments as sent, which a sealed state is bound to.
+    pub(super) sent: Sent,
     /// The caching hints of a read (unused for the other kinds).
     pub(super) cache: CachePolicy,
 }
@@ -51,10 +53,11 @@ const NO_CACHE: CachePolicy = CachePolicy::private(0);
 pub(super) fn tool(
     server: &ServerInner,
     request: Request,
+    members: Members,
     era: Era,
     carrier: Carrier,
 ) -> Result<Resolved<ToolEntry>, Reply> {
-    let view: CallView = parse(request.params.as_deref()).map_err(Reply::bad)?;
+    let view = CallView::read(request.params.as_deref(), &members).map_err(Reply::bad)?;
     let unknown = || {
         Reply::error(
             ErrorObject::invalid_params(format!("Unknown tool: {}", view.name))
@@ -87,8 +90,8 @@ pub(super) fn tool(
         era,
         carrier,
         arguments,
-        request_state: view.request_state,
-        input_responses: view.input_responses,
+        retry: view.retry,
+        sent: Sent::new(request.params, &members),
         cache: NO_CACHE,
     })
 }
@@ -110,10 +113,11 @@ fn stringify(values: Map<String, Value>) -> Vec<(String, String)> {
 pub(super) fn prompt(
     server: &ServerInner,
     request: Request,
+    members: Members,
     era: Era,
     carrier: Carrier,
 ) -> Result<Resolved<PromptEntry>, Reply> {
-    let view: GetPromptView = parse(request.params.as_deref()).map_err(Reply::bad)?;
+    let view = GetPromptView::read(request.params.as_deref(), &members).map_err(Reply::bad)?;
     let unknown = || {
         Reply::error(ErrorObject::invalid_params(format!(
             "Unknown prompt: {}",
@@ -133,8 +137,8 @@ pub(super) fn prompt(
         era,
         carrier,
         arguments,
-        request_state: view.request_state,
-        input_responses: view.input_responses,
+        retry: view.retry,
+        sent: Sent::new(request.params, &members),
         cache: NO_CACHE,
     })
 }
@@ -151,10 +155,11 @@ pub(super) enum ResolvedRead {
 pub(super) fn read(
     server: &ServerInner,
     request: Request,
+    members: Members,
     era: Era,
     carrier: Carrier,
 ) -> Result<ResolvedRead, Reply> {
-    let view: ReadView = parse(request.params.as_deref()).map_err(Reply::bad)?;
+    let view = ReadView::read(request.params.as_deref(), &members).map_err(Reply::bad)?;
     server.check_uri(&view.uri).map_err(Reply::bad)?;
     let not_found = || Reply::error(ErrorObject::resource_not_found_in(era.version, &view.uri));
     let visible = |r: &Requirement| access::visible(server, &carrier, r);
@@ -180,8 +185,8 @@ pub(super) fn read(
             item,
             name,
             arguments: Value::Object(Map::new()),
-            request_state: view.request_state,
-            input_responses: view.input_responses,
+            retry: view.retry,
+            sent: Sent::new(request.params, &members),
             cache,
         }),
         FoundResource::Template(item, vars) => ResolvedRead::Template(Resolved {
@@ -191,8 +196,8 @@ pub(super) fn read(
             arguments: Value::Object(coerce_strings(&item.variables_schema, vars)),
             item,
             name,
-            request_state: view.request_state,
-            input_responses: view.input_responses,
+            retry: view.retry,
+            sent: Sent::new(request.params, &members),
             cache,
         }),
     })

@@ -68,7 +68,7 @@ pub(crate) fn enter(
             serde_json::value::to_raw_value(params).ok()
         };
         // Read `_meta` again: the middleware may have changed it.
-        carrier.meta = None;
+        carrier.head = None;
     }
     carrier.sink = carrier.sink.map(|sink| sink.mapped(around.map()));
     Ok((request, carrier, around))

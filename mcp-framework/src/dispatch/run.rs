@@ -9,16 +9,17 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
 use futures_util::FutureExt as _;
-use serde_json::{Map, Value};
+
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
 use super::carrier::Carrier;
 use super::era::Era;
 use super::reply::{Failure, Reply};
+use super::views::{Retry, Sent};
 use crate::context::{Asker, Context, ContextInner, Suspension};
 use crate::middleware::{BoxError, CallOutput, Method, Rejection, rejection};
-use crate::mrtr::{Binding, Round, ValueDigest};
+use crate::mrtr::{Binding, Round};
 use crate::principal::Principal;
 use crate::protocol::{ErrorObject, InputRequiredResult, RequestId, codes};
 use crate::render;
@@ -26,25 +27,24 @@ use crate::runtime::state::ServerInner;
 use crate::tasks::live::TaskSlot;
 use crate::telemetry;
 
-/// What a handler is called for: the method, the item's name (a resource's URI), its
-/// arguments, and the MRTR state and answers of a retry.
-pub(super) struct Invocation<'v> {
+/// What a handler is called for: the method, the item's name (a resource's URI), the MRTR
+/// state and answers of a retry, and the arguments as sent (what a state is bound to).
+pub(super) struct Invocation {
     pub(super) method: Method,
     pub(super) name: Arc<str>,
-    pub(super) arguments: &'v Value,
-    pub(super) request_state: Option<String>,
-    pub(super) input_responses: Option<Map<String, Value>>,
+    pub(super) retry: Retry,
+    pub(super) sent: Sent,
 }
 
-/// A handler's context, ready to run, and the digest of its arguments its sealed state is
-/// bound to (MRTR; taken before the handler consumes them).
+/// A handler's context, ready to run, and the arguments as sent, whose digest its sealed
+/// state is bound to (MRTR).
 pub(super) struct Prepared {
     pub(super) cx: Context,
     /// Under middleware, the request's own cancellation: the context's token is its child,
     /// also cancelled when a layer drops the handler (a timeout), which must not silence the
     /// reply the way a cancelled request is silenced.
     request_cancel: Option<CancellationToken>,
-    arguments: Option<ValueDigest>,
+    sent: Option<Sent>,
     method: Method,
     name: Arc<str>,
 }
@@ -66,28 +66,27 @@ pub(super) fn prepare(
     id: RequestId,
     era: Era,
     mut carrier: Carrier,
-    call: Invocation<'_>,
+    call: Invocation,
     layered: bool,
     task: Option<Arc<TaskSlot>>,
 ) -> Result<Prepared, ErrorObject> {
-    let (asker, arguments) = if let Some(session) = &era.session {
+    let (asker, sent) = if let Some(session) = &era.session {
         (Asker::Legacy(session.clone()), None)
     } else if era.version.is_modern() {
-        let arguments = ValueDigest::of(call.arguments);
-        let opened = match call.request_state {
+        let opened = match call.retry.request_state {
             Some(token) => {
                 let binding = Binding {
                     method: call.method.as_str(),
                     name: &call.name,
-                    arguments,
+                    arguments: call.sent.digest(),
                     principal: carrier.principal().map(Principal::subject),
                 };
                 Some(server.sealer.open(&token, &binding)?)
             }
             None => None,
         };
-        let round = Round::new(opened, call.input_responses.unwrap_or_default());
-        (Asker::Mrtr(Mutex::new(round)), Some(arguments))
+        let round = Round::new(opened, call.retry.input_responses.unwrap_or_default());
+        (Asker::Mrtr(Mutex::new(round)), Some(call.sent))
     } else {
         (Asker::None, None)
     };
@@ -105,7 +104,7 @@ pub(super) fn prepare(
     Ok(Prepared {
         cx,
         request_cancel,
-        arguments,
+        sent,
         method: call.method,
         name: call.name,
     })
@@ -241,14 +240,13 @@ fn suspended(server: &ServerInner, prepared: &Prepared) -> Reply {
             Reply::error(e)
         };
     }
-    let (Asker::Mrtr(round), Some(arguments)) = (&prepared.cx.inner.asker, prepared.arguments)
-    else {
+    let (Asker::Mrtr(round), Some(sent)) = (&prepared.cx.inner.asker, &prepared.sent) else {
         return Reply::error(ErrorObject::internal("handler stopped without a reason"));
     };
     let binding = Binding {
         method: prepared.method.as_str(),
         name: &prepared.name,
-        arguments,
+        arguments: sent.digest(),
         principal: prepared.cx.principal().map(Principal::subject),
     };
     let round = round.lock().expect("round");

@@ -14,6 +14,7 @@ use super::kind::{Finishing, Kind as _};
 use super::pipeline::run;
 use super::reply::{Failure, Reply};
 use super::resolve::Resolved;
+use super::views::Retry;
 use crate::peer::PeerId;
 use crate::protocol::{ErrorObject, codes, keys};
 use crate::registry::entry::ToolEntry;
@@ -172,8 +173,7 @@ async fn immediately(
     call.carrier.cancel = cancel;
     call.carrier.sink = None;
     call.carrier.close_stream = None;
-    call.request_state = None;
-    call.input_responses = None;
+    call.retry = Retry::none();
     let slot = Arc::new(TaskSlot::bound(tasks.clone(), live.clone()));
     let runner = server.clone();
     tokio::spawn(async move {

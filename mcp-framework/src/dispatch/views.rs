@@ -1,5 +1,7 @@
 //! Views of the request params dispatch reads. `_meta` is not among their fields, so serde
-//! skips it instead of building it a second time (the era already read it).
+//! skips it instead of building it a second time (the era already read it). The views of
+//! a call are read member by member, from where the pass that read `_meta` found each
+//! ([`Members`]): the params are not walked again.
 
 use std::collections::BTreeMap;
 
@@ -7,7 +9,9 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use crate::mrtr::ValueDigest;
 use crate::protocol::ErrorObject;
+use crate::protocol::meta::{Members, Span};
 
 /// Reads params into a view; a shape error is `-32602 Invalid params`.
 pub(super) fn parse<'a, T: Deserialize<'a>>(
@@ -18,44 +22,138 @@ pub(super) fn parse<'a, T: Deserialize<'a>>(
         .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))
 }
 
+/// One member of the params (`key`), read from where the first pass found it; absent or
+/// `null`, `None`.
+fn member<'a, T: Deserialize<'a>>(
+    params: &'a str,
+    span: Option<Span>,
+    key: &str,
+) -> Result<Option<T>, ErrorObject> {
+    let Some(span) = span else { return Ok(None) };
+    serde_json::from_str(span.text(params))
+        .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: `{key}`: {e}")))
+}
+
+/// A member the method requires.
+fn required<'a, T: Deserialize<'a>>(
+    params: &'a str,
+    span: Option<Span>,
+    key: &str,
+) -> Result<T, ErrorObject> {
+    member(params, span, key)?.ok_or_else(|| {
+        ErrorObject::invalid_params(format!("Invalid params: missing field `{key}`"))
+    })
+}
+
 #[derive(Deserialize)]
 pub(super) struct ListView {
     #[serde(default)]
     pub(super) cursor: Option<String>,
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+/// What a retry of a call carries (MRTR): its sealed state and the answers.
+pub(super) struct Retry {
+    pub(super) input_responses: Option<Map<String, Value>>,
+    pub(super) request_state: Option<String>,
+}
+
+impl Retry {
+    /// None: a first call, or a task's run (its answers come another way).
+    pub(super) fn none() -> Self {
+        Self {
+            input_responses: None,
+            request_state: None,
+        }
+    }
+
+    fn read(params: &str, at: &Members) -> Result<Self, ErrorObject> {
+        Ok(Self {
+            input_responses: member(params, at.input_responses, "inputResponses")?,
+            request_state: member(params, at.request_state, "requestState")?,
+        })
+    }
+}
+
+/// The call's arguments as the client sent them: the params, kept, and where in them the
+/// arguments are. A sealed state (MRTR) is bound to their digest, taken only when a state
+/// is opened or sealed (most calls do neither), from this text: the handler has the parsed
+/// arguments by then, and the kind may have coerced them.
+pub(super) struct Sent {
+    params: Option<Box<RawValue>>,
+    arguments: Option<Span>,
+}
+
+impl Sent {
+    pub(super) fn new(params: Option<Box<RawValue>>, at: &Members) -> Self {
+        Self {
+            params,
+            arguments: at.arguments,
+        }
+    }
+
+    /// The digest of the arguments (absent or `null`: as `{}`).
+    pub(super) fn digest(&self) -> ValueDigest {
+        let text = match (&self.params, self.arguments) {
+            (Some(params), Some(at)) => at.text(params.get()),
+            _ => "{}",
+        };
+        match serde_json::from_str(text) {
+            Ok(Value::Null) | Err(_) => ValueDigest::of(&Value::Object(Map::new())),
+            Ok(value) => ValueDigest::of(&value),
+        }
+    }
+}
+
+/// The params of `tools/call`.
 pub(super) struct CallView {
     pub(super) name: String,
-    #[serde(default)]
     pub(super) arguments: Option<Value>,
-    #[serde(default)]
-    pub(super) input_responses: Option<Map<String, Value>>,
-    #[serde(default)]
-    pub(super) request_state: Option<String>,
+    pub(super) retry: Retry,
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+impl CallView {
+    pub(super) fn read(params: Option<&RawValue>, at: &Members) -> Result<Self, ErrorObject> {
+        let params = params.map_or("", RawValue::get);
+        Ok(Self {
+            name: required(params, at.name, "name")?,
+            arguments: member(params, at.arguments, "arguments")?,
+            retry: Retry::read(params, at)?,
+        })
+    }
+}
+
+/// The params of `prompts/get`.
 pub(super) struct GetPromptView {
     pub(super) name: String,
-    #[serde(default)]
     pub(super) arguments: Option<Map<String, Value>>,
-    #[serde(default)]
-    pub(super) input_responses: Option<Map<String, Value>>,
-    #[serde(default)]
-    pub(super) request_state: Option<String>,
+    pub(super) retry: Retry,
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+impl GetPromptView {
+    pub(super) fn read(params: Option<&RawValue>, at: &Members) -> Result<Self, ErrorObject> {
+        let params = params.map_or("", RawValue::get);
+        Ok(Self {
+            name: required(params, at.name, "name")?,
+            arguments: member(params, at.arguments, "arguments")?,
+            retry: Retry::read(params, at)?,
+        })
+    }
+}
+
+/// The params of `resources/read`.
 pub(super) struct ReadView {
     pub(super) uri: String,
-    #[serde(default)]
-    pub(super) input_responses: Option<Map<String, Value>>,
-    #[serde(default)]
-    pub(super) request_state: Option<String>,
+    pub(super) retry: Retry,
+}
+
+impl ReadView {
+    pub(super) fn read(params: Option<&RawValue>, at: &Members) -> Result<Self, ErrorObject> {
+        let params = params.map_or("", RawValue::get);
+        Ok(Self {
+            uri: required(params, at.uri, "uri")?,
+            retry: Retry::read(params, at)?,
+        })
+    }
 }
 
 #[derive(Deserialize)]
@@ -97,4 +195,69 @@ pub(super) struct SetLevelView {
 #[derive(Deserialize)]
 pub(super) struct UriView {
     pub(super) uri: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::meta::read_request_head;
+
+    fn raw(text: &str) -> Box<RawValue> {
+        serde_json::from_str(text).unwrap()
+    }
+
+    fn sent(text: &str) -> Sent {
+        let params = raw(text);
+        let members = read_request_head(Some(&params)).unwrap().members;
+        Sent::new(Some(params), &members)
+    }
+
+    #[test]
+    fn a_call_is_read_member_by_member() {
+        let params = raw(
+            r#"{"_meta":{"progressToken":1},"arguments":{"a":[1,2]},"name":"add","requestState":"s"}"#,
+        );
+        let members = read_request_head(Some(&params)).unwrap().members;
+        let view = CallView::read(Some(&params), &members).unwrap();
+        assert_eq!(view.name, "add");
+        assert_eq!(view.arguments, Some(serde_json::json!({"a": [1, 2]})));
+        assert_eq!(view.retry.request_state.as_deref(), Some("s"));
+        assert!(view.retry.input_responses.is_none());
+    }
+
+    #[test]
+    fn a_member_of_the_wrong_shape_is_named() {
+        let params = raw(r#"{"name":5}"#);
+        let members = read_request_head(Some(&params)).unwrap().members;
+        let Err(e) = CallView::read(Some(&params), &members) else {
+            panic!("a number is no name");
+        };
+        assert!(
+            e.message
+                .starts_with("Invalid params: `name`: invalid type"),
+            "{}",
+            e.message
+        );
+        let params = raw(r#"{"arguments":{}}"#);
+        let members = read_request_head(Some(&params)).unwrap().members;
+        let Err(e) = CallView::read(Some(&params), &members) else {
+            panic!("no name");
+        };
+        assert_eq!(e.message, "Invalid params: missing field `name`");
+    }
+
+    #[test]
+    fn the_digest_is_of_the_arguments_whatever_their_order_and_spacing() {
+        let a = sent(r#"{"name":"t","arguments":{"a":1,"b":[true,null]}}"#).digest();
+        let b = sent(r#"{ "arguments" : { "b" : [ true , null ] , "a" : 1 } , "name":"t"}"#);
+        assert_eq!(a, b.digest());
+        assert_ne!(
+            a,
+            sent(r#"{"name":"t","arguments":{"a":2,"b":[true,null]}}"#).digest()
+        );
+        // Absent, `null` and `{}` are the same call.
+        let empty = sent(r#"{"name":"t","arguments":{}}"#).digest();
+        assert_eq!(empty, sent(r#"{"name":"t"}"#).digest());
+        assert_eq!(empty, sent(r#"{"name":"t","arguments":null}"#).digest());
+    }
 }

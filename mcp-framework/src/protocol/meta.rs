@@ -125,9 +125,10 @@ where
     Option::<T>::deserialize(d).map(|v| v.map(Arc::new))
 }
 
-/// What one pass over a request's params reads: `_meta`, and the members that name what
-/// the request is for, unparsed (their shape is the method's business).
+/// What one pass over a request's params reads: `_meta`, and the members later steps
+/// read, unparsed (their shape is the method's business).
 #[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
 struct HeadView<'a> {
     #[serde(rename = "_meta", default, borrow)]
     meta: Option<&'a RawValue>,
@@ -135,48 +136,107 @@ struct HeadView<'a> {
     name: Option<&'a RawValue>,
     #[serde(default, borrow)]
     uri: Option<&'a RawValue>,
-    #[serde(rename = "taskId", default, borrow)]
+    #[serde(default, borrow)]
     task_id: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    arguments: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    input_responses: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    request_state: Option<&'a RawValue>,
 }
 
-/// The members of a request's params that name its target, as JSON text: `name` (a tool,
-/// a prompt), `uri` (a resource), `taskId` (a task). HTTP compares them with `Mcp-Name`.
+/// Where a member sits in the text of the params it was found in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Span {
+    start: u32,
+    len: u32,
+}
+
+impl Span {
+    /// `member`'s place in `params` (`member` borrowed from it).
+    fn of(params: &str, member: &RawValue) -> Result<Self, ErrorObject> {
+        let start = member.get().as_ptr() as usize - params.as_ptr() as usize;
+        match (u32::try_from(start), u32::try_from(member.get().len())) {
+            (Ok(start), Ok(len)) => Ok(Self { start, len }),
+            _ => Err(ErrorObject::invalid_params("Invalid params: too large")),
+        }
+    }
+
+    /// The member's JSON text in `params`, the text it was found in.
+    pub(crate) fn text(self, params: &str) -> &str {
+        let (start, len) = (self.start as usize, self.len as usize);
+        params.get(start..start + len).unwrap_or("null")
+    }
+}
+
+/// The members of a request's params that later steps read, located by the pass that
+/// reads `_meta`, so that each is read from its own bytes, not by walking the params
+/// again: `name`, `uri` and `taskId` name what the request is for (HTTP compares them with
+/// `Mcp-Name`); `arguments`, `inputResponses` and `requestState` are what a call is made
+/// with.
 #[derive(Debug, Default, Clone, Copy)]
-#[cfg_attr(not(feature = "http"), allow(dead_code))]
-pub(crate) struct Targets<'a> {
-    pub(crate) name: Option<&'a RawValue>,
-    pub(crate) uri: Option<&'a RawValue>,
-    pub(crate) task_id: Option<&'a RawValue>,
+pub(crate) struct Members {
+    pub(crate) name: Option<Span>,
+    pub(crate) uri: Option<Span>,
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) task_id: Option<Span>,
+    pub(crate) arguments: Option<Span>,
+    pub(crate) input_responses: Option<Span>,
+    pub(crate) request_state: Option<Span>,
+}
+
+/// What the first pass over a request's params reads: `_meta`, parsed and raw (for
+/// `Context::meta`), and where the other members are.
+#[derive(Debug, Default)]
+pub(crate) struct Head {
+    pub(crate) meta: RequestMeta,
+    pub(crate) raw: Option<Box<RawValue>>,
+    pub(crate) members: Members,
 }
 
 /// Reads `params._meta`: the parsed known fields and the raw object (for `Context::meta`).
 pub(crate) fn read_request_meta(
     params: Option<&RawValue>,
 ) -> Result<(RequestMeta, Option<Box<RawValue>>), ErrorObject> {
-    read_request_head(params).map(|(meta, raw, _)| (meta, raw))
+    read_request_head(params).map(|head| (head.meta, head.raw))
 }
 
-/// [`read_request_meta`], and the request's [`Targets`] from the same pass over its params.
-pub(crate) fn read_request_head(
-    params: Option<&RawValue>,
-) -> Result<(RequestMeta, Option<Box<RawValue>>, Targets<'_>), ErrorObject> {
+/// [`read_request_meta`], and where the request's [`Members`] are, from the same pass over
+/// its params.
+pub(crate) fn read_request_head(params: Option<&RawValue>) -> Result<Head, ErrorObject> {
     let Some(params) = params else {
-        return Ok((RequestMeta::default(), None, Targets::default()));
+        return Ok(Head::default());
     };
-    let head: HeadView<'_> = serde_json::from_str(params.get())
+    let text = params.get();
+    let head: HeadView<'_> = serde_json::from_str(text)
         .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))?;
-    let targets = Targets {
-        name: head.name,
-        uri: head.uri,
-        task_id: head.task_id,
+    let span = |member: Option<&RawValue>| member.map(|m| Span::of(text, m)).transpose();
+    let members = Members {
+        name: span(head.name)?,
+        uri: span(head.uri)?,
+        task_id: span(head.task_id)?,
+        arguments: span(head.arguments)?,
+        input_responses: span(head.input_responses)?,
+        request_state: span(head.request_state)?,
     };
     let raw = match head.meta {
         Some(raw) if raw.get() != "null" => raw,
-        _ => return Ok((RequestMeta::default(), None, targets)),
+        _ => {
+            return Ok(Head {
+                meta: RequestMeta::default(),
+                raw: None,
+                members,
+            });
+        }
     };
     let meta: RequestMeta = serde_json::from_str(raw.get())
         .map_err(|e| ErrorObject::invalid_params(format!("Invalid _meta: {e}")))?;
-    Ok((meta, Some(raw.to_owned()), targets))
+    Ok(Head {
+        meta,
+        raw: Some(raw.to_owned()),
+        members,
+    })
 }
 
 #[cfg(test)]
@@ -197,9 +257,11 @@ mod tests {
         assert!(meta.client_capabilities.unwrap().supports_roots());
         assert_eq!(meta.progress_token, Some(RequestId::String("t".into())));
         assert!(raw.unwrap().get().contains("other"));
-        let (_, _, targets) = read_request_head(Some(&params)).unwrap();
-        assert_eq!(targets.name.map(RawValue::get), Some(r#""x""#));
-        assert!(targets.uri.is_none() && targets.task_id.is_none());
+        let members = read_request_head(Some(&params)).unwrap().members;
+        let text = |s: Option<Span>| s.map(|s| s.text(params.get()));
+        assert_eq!(text(members.name), Some(r#""x""#));
+        assert_eq!(text(members.arguments), Some(r#"{"_meta":1}"#));
+        assert!(members.uri.is_none() && members.task_id.is_none());
     }
 
     #[test]

@@ -19,7 +19,6 @@ use axum::response::Response;
 use bytes::Bytes;
 use futures_util::future::Either;
 use futures_util::stream;
-use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
@@ -38,7 +37,7 @@ use crate::dispatch::{self, Carrier, Failure, Reply, open_session};
 use crate::peer::{HttpParts, PeerId, Sink, StreamCloser};
 use crate::principal::Principal;
 use crate::protocol::jsonrpc::Request;
-use crate::protocol::meta::RequestMeta;
+use crate::protocol::meta::Head;
 use crate::protocol::{ErrorObject, RequestId, codes};
 
 /// `initialize`: a new session, named in the response's `Mcp-Session-Id`.
@@ -150,8 +149,7 @@ pub(super) async fn serve_request(
     parts: Parts,
     request: Request,
     session: Arc<HttpSession>,
-    meta: RequestMeta,
-    raw_meta: Option<Box<RawValue>>,
+    head: Head,
 ) -> Response {
     let id = request.id.clone();
     let principal = parts.extensions.get::<Principal>().cloned();
@@ -189,7 +187,7 @@ pub(super) async fn serve_request(
             headers: parts.headers,
             principal,
         })),
-        meta: Some((meta, raw_meta)),
+        head: Some(head),
         close_stream: Some(closer),
         peer,
         session_principal: None,

@@ -39,27 +39,30 @@ pub(super) async fn serve_request(
     session: Option<Arc<HttpSession>>,
     answer: Answer,
 ) -> Response {
-    let (meta, raw_meta, targets) = match read_request_head(request.params.as_deref()) {
+    let head = match read_request_head(request.params.as_deref()) {
         Ok(m) => m,
         Err(e) => return error_response(StatusCode::BAD_REQUEST, Some(&request.id), &e),
     };
-    let modern = session.is_none() || meta.protocol_version.is_some();
+    let modern = session.is_none() || head.meta.protocol_version.is_some();
     if let (true, Some(version)) = (
         modern,
-        meta.protocol_version.as_ref().map(RequestedVersion::as_str),
+        head.meta
+            .protocol_version
+            .as_ref()
+            .map(RequestedVersion::as_str),
     ) && let Err(e) =
-        checks::metadata::check_standard_headers(&parts.headers, &request, &targets, version)
+        checks::metadata::check_standard_headers(&parts.headers, &request, &head.members, version)
     {
         return error_response(StatusCode::BAD_REQUEST, Some(&request.id), &e);
     }
     if let (false, Some(session), true) = (modern, &session, answer.sse()) {
-        return legacy::serve_request(&ep, parts, request, session.clone(), meta, raw_meta).await;
+        return legacy::serve_request(&ep, parts, request, session.clone(), head).await;
     }
     let id = request.id.clone();
     // A stream (an extension's streaming method) always has one.
     let needs_stream = session.is_some()
-        || meta.progress_token.is_some()
-        || meta.log_level.is_some()
+        || head.meta.progress_token.is_some()
+        || head.meta.log_level.is_some()
         || ep.server.extensions.streams(&request.method);
     let cancel = CancellationToken::new();
     let guard = cancel.clone().drop_guard();
@@ -80,7 +83,7 @@ pub(super) async fn serve_request(
         sink: tx.map(|tx| Sink::new(tx, cancel.clone())),
         session: session.map(|s| s.session.clone()),
         http: Some(http),
-        meta: Some((meta, raw_meta)),
+        head: Some(head),
         close_stream: None,
         peer,
         session_principal: None,

@@ -311,7 +311,7 @@ async fn serve_request(conn: &Arc<Connection>, request: Request, cancel: Cancell
         sink: Some(Sink::new(conn.tx.clone(), cancel.clone())),
         session,
         http: None,
-        meta: None,
+        head: None,
         close_stream: None,
         peer: Some(conn.peer.clone()),
         session_principal: conn.server.stdio_principal.clone(),

@@ -9,11 +9,12 @@
 use std::borrow::Cow;
 
 use axum::http::HeaderMap;
+use serde_json::value::RawValue;
 
 use crate::headers::{decode_value, single_header};
 use crate::protocol::ErrorObject;
 use crate::protocol::jsonrpc::Request;
-use crate::protocol::meta::Targets;
+use crate::protocol::meta::Members;
 
 fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Result<Option<&'a str>, ErrorObject> {
     single_header(headers, name)?
@@ -29,7 +30,7 @@ fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Result<Option<&'a str>,
 pub(crate) fn check_standard_headers(
     headers: &HeaderMap,
     request: &Request,
-    targets: &Targets<'_>,
+    members: &Members,
     body_version: &str,
 ) -> Result<(), ErrorObject> {
     match header_str(headers, "mcp-protocol-version")? {
@@ -56,18 +57,19 @@ pub(crate) fn check_standard_headers(
         Some(_) => {}
     }
     let body_name = match request.method.as_str() {
-        "tools/call" | "prompts/get" => targets.name,
-        "resources/read" => targets.uri,
-        "tasks/get" | "tasks/update" | "tasks/cancel" => targets.task_id,
+        "tools/call" | "prompts/get" => members.name,
+        "resources/read" => members.uri,
+        "tasks/get" | "tasks/update" | "tasks/cancel" => members.task_id,
         _ => return Ok(()),
     };
     let Some(body_name) = body_name else {
         return Ok(()); // the dispatcher reports the missing field
     };
     // Borrowed unless the string has escapes.
-    let body_name: Cow<'_, str> = serde_json::from_str::<&str>(body_name.get())
+    let body_name = body_name.text(request.params.as_deref().map_or("", RawValue::get));
+    let body_name: Cow<'_, str> = serde_json::from_str::<&str>(body_name)
         .map(Cow::Borrowed)
-        .or_else(|_| serde_json::from_str::<String>(body_name.get()).map(Cow::Owned))
+        .or_else(|_| serde_json::from_str::<String>(body_name).map(Cow::Owned))
         .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))?;
     let Some(raw) = single_header(headers, "mcp-name")? else {
         return Err(ErrorObject::header_mismatch("missing Mcp-Name header"));
