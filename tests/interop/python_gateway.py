@@ -10,7 +10,7 @@ upstreams are answered by this client's callbacks, whatever era each side speaks
         --reference SERVER_EVERYTHING_JS --time MCP_SERVER_TIME
 
 Every tool the gateway lists must be in CALLS below (a tool the upstreams add later fails
-the run until it is called here too); NOT_SERVED names the one it leaves out, and why. Prints one PASS/FAIL line per call and ends with
+the run until it is called here too); NOT_SERVED names any it leaves out, and why. Prints one PASS/FAIL line per call and ends with
 "python-gateway: N passed, M failed"; exits 1 if anything failed.
 """
 
@@ -56,6 +56,10 @@ CALLS: dict[str, dict[str, Any]] = {
         "url": "https://example.com/confirm",
         "elicitationId": "gateway-1",
     },
+    # Runs only as a 2025-11-25 task of the upstream's: the gateway makes the call a task
+    # and waits for its result; an ambiguous topic makes the task ask (elicitation, while
+    # it is `input_required`), which reaches this client's callback.
+    "ref_simulate-research-query": {"topic": "gateways", "ambiguous": True},
     "time_get_current_time": {"timezone": "UTC"},
     "time_convert_time": {
         "source_timezone": "UTC",
@@ -65,16 +69,15 @@ CALLS: dict[str, dict[str, Any]] = {
 }
 
 # Tools of the upstreams the gateway does not serve, and why (checked: not listed).
-NOT_SERVED: dict[str, str] = {
-    "ref_simulate-research-query": "runs only as a 2025-11-25 task of the upstream's "
-    "(execution.taskSupport: required); the proxy does not relay upstream tasks",
-}
+NOT_SERVED: dict[str, str] = {}
 
 # Text each result must contain (where a tool's answer is predictable).
 EXPECT: dict[str, str] = {
     "ref_echo": "through the gateway",
     "ref_get-sum": "5",
     "ref_trigger-sampling-request": "sampled through the gateway",
+    # The answer the elicitation callback gave, in the report.
+    "ref_simulate-research-query": "Clarification**: test-interpretation",
     "time_get_current_time": "UTC",
     "time_convert_time": "Europe/Paris",
 }

@@ -12,6 +12,8 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::items::drop_meta;
+use super::tasks::RELATED_TASK;
 use crate::client::RequestOptions;
 use crate::context::Context;
 use crate::protocol::{ErrorObject, InputRequest, keys};
@@ -65,7 +67,10 @@ impl Callers {
 
     /// Asks the upstream's question `method`/`params` of the caller of the one call in
     /// flight; its answer as it gave it.
-    pub(super) async fn ask(&self, method: &str, params: Value) -> Result<Value, ErrorObject> {
+    pub(super) async fn ask(&self, method: &str, mut params: Value) -> Result<Value, ErrorObject> {
+        // A question an upstream task asks names that task, which no one here knows (and
+        // which a 2026-07-28 caller's retry would see change: the retry runs a new task).
+        drop_meta(&mut params, &[RELATED_TASK]);
         let (cx, over) = {
             let list = self.list.lock().expect("callers");
             match list.as_slice() {

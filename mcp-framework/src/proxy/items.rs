@@ -15,7 +15,8 @@ use serde_json::{Map, Value, json};
 use super::callers::as_caller;
 use super::complete::Forward;
 use super::link::Link;
-use super::lists::Snapshot;
+use super::lists::{Listed, Snapshot};
+use super::tasks;
 use crate::client::{ClientError, RequestOptions};
 use crate::context::Context;
 use crate::protocol::{
@@ -49,11 +50,11 @@ pub(super) fn items(
     }
     let mut names = ItemNames::default();
     let mut tools = ToolSet::new();
-    for tool in snapshot.tools {
+    for Listed { tool, task_only } in snapshot.tools {
         let name = link.served(&tool.name);
         names.tools.push(name.clone());
         let definition = guarded!(tool_definition(name, &tool));
-        tools = tools.with_fn(definition, forward_call(link, tool.name));
+        tools = tools.with_fn(definition, forward_call(link, tool.name, task_only));
     }
     let mut prompts = PromptSet::new();
     for prompt in snapshot.prompts {
@@ -183,6 +184,7 @@ fn prompt_definition(name: String, prompt: &Prompt) -> PromptDefinition {
 fn forward_call(
     link: &Arc<Link>,
     original: String,
+    task_only: bool,
 ) -> impl Fn(Value, Context) -> crate::future::BoxFuture<Result<CallToolResult, ErrorObject>>
 + Send
 + Sync
@@ -204,8 +206,13 @@ fn forward_call(
             });
             let mut notifications = client.notifications();
             let mut following = token.is_some() || cx.log_level().is_some();
-            let mut call =
-                std::pin::pin!(call_relaying(&client, &original, arguments, &options, &cx));
+            let mut call = std::pin::pin!(async {
+                if task_only {
+                    tasks::call(&client, &original, arguments, &options).await
+                } else {
+                    call_relaying(&client, &original, arguments, &options, &cx).await
+                }
+            });
             loop {
                 tokio::select! {
                     biased;
@@ -294,8 +301,15 @@ async fn relaying(
 /// Removes the upstream's `serverInfo` from a result's `_meta` (and the `_meta` left
 /// empty): the result is this server's answer, stamped with this server's identity.
 fn drop_server_info(result: &mut Value) {
+    drop_meta(result, &[keys::SERVER_INFO]);
+}
+
+/// Takes `keys` out of a result's `_meta` (and `_meta` itself, left empty).
+pub(super) fn drop_meta(result: &mut Value, keys: &[&str]) {
     if let Some(meta) = result.get_mut("_meta").and_then(Value::as_object_mut) {
-        meta.remove(keys::SERVER_INFO);
+        for key in keys {
+            meta.remove(*key);
+        }
         if meta.is_empty() {
             result.as_object_mut().map(|r| r.remove("_meta"));
         }

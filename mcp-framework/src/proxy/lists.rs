@@ -1,7 +1,7 @@
 //! What an upstream serves, listed in full (`Snapshot`): the lists its capabilities
-//! offer, every page. A tool the proxy cannot call is left out with a warning rather than
-//! listed to fail: one that runs only as a task of the upstream's (`execution.taskSupport:
-//! "required"`, the 2025-11-25 tasks), since the proxy does not relay upstream tasks.
+//! offer, every page; a tool that runs only as a task of the upstream's
+//! (`execution.taskSupport: "required"`, the 2025-11-25 tasks) is marked, to be called as
+//! one (`tasks.rs`).
 
 use serde_json::{Value, json};
 
@@ -11,10 +11,17 @@ use crate::protocol::{Prompt, Resource, ResourceTemplate, Tool};
 /// What an upstream lists (each list empty when it has no such capability).
 #[derive(Debug, Default)]
 pub(super) struct Snapshot {
-    pub(super) tools: Vec<Tool>,
+    pub(super) tools: Vec<Listed>,
     pub(super) prompts: Vec<Prompt>,
     pub(super) resources: Vec<Resource>,
     pub(super) templates: Vec<ResourceTemplate>,
+}
+
+/// An upstream tool, and whether it runs only as a task of the upstream's.
+#[derive(Debug)]
+pub(super) struct Listed {
+    pub(super) tool: Tool,
+    pub(super) task_only: bool,
 }
 
 /// Everything the upstream lists (a list its capabilities do not offer is empty).
@@ -35,8 +42,8 @@ pub(super) async fn snapshot(client: &Client) -> Result<Snapshot, ClientError> {
     Ok(snapshot)
 }
 
-/// Every page of `tools/list`, without the tools only the upstream's tasks can run.
-async fn callable_tools(client: &Client) -> Result<Vec<Tool>, ClientError> {
+/// Every page of `tools/list`.
+async fn callable_tools(client: &Client) -> Result<Vec<Listed>, ClientError> {
     let mut tools = Vec::new();
     let mut cursor: Option<String> = None;
     loop {
@@ -52,22 +59,15 @@ async fn callable_tools(client: &Client) -> Result<Vec<Tool>, ClientError> {
             .flatten()
         {
             let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
-            if tool
+            let task_only = tool
                 .pointer("/execution/taskSupport")
                 .and_then(Value::as_str)
-                == Some("required")
-            {
-                tracing::warn!(
-                    target: "mcp_framework::proxy",
-                    "not serving the upstream tool `{name}`: it runs only as a task of the \
-                     upstream's, which the proxy does not relay"
-                );
-                continue;
-            }
-            tools.push(
-                serde_json::from_value(tool.clone())
+                == Some("required");
+            tools.push(Listed {
+                tool: serde_json::from_value(tool.clone())
                     .map_err(|e| ClientError::Decode(format!("tool `{name}`: {e}")))?,
-            );
+                task_only,
+            });
         }
         match page.get("nextCursor").and_then(Value::as_str) {
             Some(next) => cursor = Some(next.to_owned()),

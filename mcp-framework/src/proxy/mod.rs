@@ -31,6 +31,7 @@ mod complete;
 mod items;
 mod link;
 mod lists;
+mod tasks;
 mod upstream;
 
 pub use upstream::Upstream;
