@@ -8,8 +8,8 @@
 
 use serde_json::{Value, json};
 
-use crate::client::{Client, ClientError, RequestOptions};
 use super::items::drop_meta;
+use crate::client::{Client, ClientError, RequestOptions};
 use crate::protocol::{CallToolResult, keys};
 
 /// How long the upstream keeps the task and its result (it may keep them less).
