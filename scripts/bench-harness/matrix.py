@@ -262,7 +262,7 @@ def run_point(a, w, f, label, cmd, pin, pt, rep):
                    pin=pin, conc=pt, rep=rep, valid=valid, **r)
         w.writerow(row)
         f.flush()
-        print(" ".join(f"{k}={row[k]}" for k in FIELDS[1:]), flush=True)
+        print(" ".join(f"{k}={row.get(k, '')}" for k in FIELDS[1:]), flush=True)
         if valid:
             break
 
