@@ -3,7 +3,7 @@
 //! HTTP. A change made through one reaches the `subscriptions/listen` streams of the other
 //! (list changes and resource updates), each exactly once; when Redis goes away requests
 //! are still answered and changes still reach the replica's own listeners, and when it
-//! comes back the listeners get a resync (every list changed) and remote changes flow
+//! comes back the listeners get a resync (every list changed, and the event types) and remote changes flow
 //! again. Event occurrences (the Events extension, kept in Redis streams) emitted on one
 //! replica are polled and streamed on another, with cursors good on every replica and on a
 //! replica started later.
@@ -36,23 +36,26 @@ fn watched() -> String {
     "watched".into()
 }
 
-/// A replica: the same server, its bus on `redis`.
+/// A replica: the same server, its bus on `redis`; with the Events extension, whose
+/// `eventsListChanged` a listener may ask for too.
 async fn replica(redis: &Redis) -> Running {
     let server = Server::builder()
         .name("replicated")
         .tools(tools![hello, spare])
         .event_bus(RedisEventBus::connect(redis.url()).unwrap())
+        .extension(Events::new().event(EventType::new::<Built>("build.finished")))
         .build()
         .unwrap();
     start(server).await
 }
 
-/// A listen filter for every list and `test://watched`.
+/// A listen filter for every list, the event types and `test://watched`.
 fn every_change() -> Value {
     json!({
         "toolsListChanged": true,
         "promptsListChanged": true,
         "resourcesListChanged": true,
+        "eventsListChanged": true,
         "resourceSubscriptions": ["test://watched"]
     })
 }
@@ -171,10 +174,11 @@ async fn without_redis_requests_are_served_and_listeners_resync_when_it_returns(
     b.server.handle().remove_tool("spare");
 
     redis.restart().await;
-    // ... so A's listeners are told that every list may have changed once its subscription
-    // is back (or once B could publish again: either is a resync).
+    // ... so A's listeners are told that every list (and what the Events extension
+    // announces) may have changed once its subscription is back (or once B could publish
+    // again: either is a resync).
     let mut resynced = Vec::new();
-    while resynced.len() < 3 {
+    while resynced.len() < 4 {
         let m = on_a
             .next_method(Duration::from_secs(20))
             .await
@@ -187,6 +191,7 @@ async fn without_redis_requests_are_served_and_listeners_resync_when_it_returns(
     assert_eq!(
         resynced,
         [
+            "notifications/events/list_changed",
             "notifications/prompts/list_changed",
             "notifications/resources/list_changed",
             "notifications/tools/list_changed"

@@ -29,6 +29,11 @@ pub enum ChangeEvent {
     /// filter field that asks for its notification (see
     /// [`Setup::listen_notification`](crate::extension::Setup::listen_notification)).
     Extension(Arc<str>),
+    /// Events may have been lost (a replica lost its connection to the others for a
+    /// while): every list, and everything an extension announces, may have changed. Each
+    /// listener is told so in the terms it asked for (every `list_changed` and extension
+    /// notification its filter set); nothing is replayed.
+    Resync,
 }
 
 /// A task's new state, as `notifications/tasks` carries it.

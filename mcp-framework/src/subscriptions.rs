@@ -66,6 +66,8 @@ pub(crate) struct Listen {
     /// The resources whose updates it asked for (`None`: none).
     watched: Option<Watched>,
     rx: broadcast::Receiver<ChangeEvent>,
+    /// What a resync stands for, still to be told (see [`ChangeEvent::Resync`]).
+    resync: Vec<ChangeEvent>,
     server: Arc<ServerInner>,
     /// When the server ends the subscription on its own (its maximum lifetime).
     deadline: Option<tokio::time::Instant>,
@@ -186,6 +188,7 @@ impl Listen {
             filter,
             watched,
             rx: server.bus.subscribe(),
+            resync: Vec::new(),
             server: server.clone(),
             deadline: server
                 .config
@@ -225,6 +228,31 @@ impl Listen {
             "notifications/subscriptions/acknowledged",
             &params,
         ))
+    }
+
+    /// The notification `event` makes, through the JSON-RPC middleware.
+    fn rendered(&self, event: &ChangeEvent) -> Option<Bytes> {
+        let n = self.notification(event)?;
+        match &self.map {
+            Some(map) => map.apply(n),
+            None => Some(n),
+        }
+    }
+
+    /// What a resync stands for, in the order it is told (popped from the end): the three
+    /// lists, then every extension's notification (each only if the filter asked for it).
+    fn resync_events(&self) -> Vec<ChangeEvent> {
+        let extensions = self.server.extensions.listen.iter();
+        let mut events: Vec<ChangeEvent> = extensions
+            .rev()
+            .map(|(field, _)| ChangeEvent::Extension(field.clone()))
+            .collect();
+        events.extend([
+            ChangeEvent::ResourcesChanged,
+            ChangeEvent::PromptsChanged,
+            ChangeEvent::ToolsChanged,
+        ]);
+        events
     }
 
     fn notification(&self, event: &ChangeEvent) -> Option<Bytes> {
@@ -298,6 +326,11 @@ impl Listen {
         };
         tokio::pin!(expired);
         loop {
+            while let Some(event) = self.resync.pop() {
+                if let Some(n) = self.rendered(&event) {
+                    return ListenEvent::Notify(n);
+                }
+            }
             tokio::select! {
                 biased;
                 () = self.server.shutdown.cancelled() => {
@@ -307,13 +340,9 @@ impl Listen {
                     return ListenEvent::End(render::listen_closed(&self.server, &self.id));
                 }
                 event = self.rx.recv() => match event {
+                    Ok(ChangeEvent::Resync) => self.resync = self.resync_events(),
                     Ok(event) => {
-                        let n = self.notification(&event);
-                        let n = match (&self.map, n) {
-                            (Some(map), Some(n)) => map.apply(n),
-                            (_, n) => n,
-                        };
-                        if let Some(n) = n {
+                        if let Some(n) = self.rendered(&event) {
                             return ListenEvent::Notify(n);
                         }
                     }

@@ -320,13 +320,7 @@ fn deliver(s: &Subscriber, payload: &[u8]) {
     }
 }
 
-/// Every list may have changed.
+/// Every list, and everything an extension announces, may have changed.
 fn resync(local: &broadcast::Sender<ChangeEvent>) {
-    for event in [
-        ChangeEvent::ToolsChanged,
-        ChangeEvent::PromptsChanged,
-        ChangeEvent::ResourcesChanged,
-    ] {
-        let _ = local.send(event);
-    }
+    let _ = local.send(ChangeEvent::Resync);
 }

@@ -56,6 +56,7 @@ pub(crate) fn encode(replica: &str, message: &Message) -> String {
     let kind = match message {
         Message::Resync => Kind::Resync,
         Message::Change(event) => match event {
+            ChangeEvent::Resync => Kind::Resync,
             ChangeEvent::ToolsChanged => Kind::Tools,
             ChangeEvent::PromptsChanged => Kind::Prompts,
             ChangeEvent::ResourcesChanged => Kind::Resources,

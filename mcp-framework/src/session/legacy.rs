@@ -316,17 +316,18 @@ fn spawn_forwarder(
                             .await;
                     }
                 }
-                // Tasks, and the listen filter extensions add to, are not part of the legacy
-                // revisions.
-                Ok(_) => {}
-                // Fell behind: tell the client everything may have changed.
-                Err(RecvError::Lagged(_)) => {
+                // Fell behind, or events were lost between replicas: tell the client
+                // everything may have changed.
+                Ok(ChangeEvent::Resync) | Err(RecvError::Lagged(_)) => {
                     for kind in ["tools", "prompts", "resources"] {
                         session
                             .notify(&format!("notifications/{kind}/list_changed"), &empty)
                             .await;
                     }
                 }
+                // Tasks, and the listen filter extensions add to, are not part of the legacy
+                // revisions.
+                Ok(_) => {}
                 Err(RecvError::Closed) => return,
             }
         }
