@@ -12,8 +12,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::items::drop_meta;
-use super::tasks::RELATED_TASK;
+use super::meta::{RELATED_TASK, drop_meta};
 use crate::client::RequestOptions;
 use crate::context::Context;
 use crate::protocol::{ErrorObject, InputRequest, keys};

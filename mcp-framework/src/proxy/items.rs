@@ -16,6 +16,7 @@ use super::callers::as_caller;
 use super::complete::Forward;
 use super::link::Link;
 use super::lists::{Listed, Snapshot};
+use super::meta::drop_meta;
 use super::tasks;
 use crate::client::{ClientError, RequestOptions};
 use crate::context::Context;
@@ -302,18 +303,6 @@ async fn relaying(
 /// empty): the result is this server's answer, stamped with this server's identity.
 fn drop_server_info(result: &mut Value) {
     drop_meta(result, &[keys::SERVER_INFO]);
-}
-
-/// Takes `keys` out of a result's `_meta` (and `_meta` itself, left empty).
-pub(super) fn drop_meta(result: &mut Value, keys: &[&str]) {
-    if let Some(meta) = result.get_mut("_meta").and_then(Value::as_object_mut) {
-        for key in keys {
-            meta.remove(*key);
-        }
-        if meta.is_empty() {
-            result.as_object_mut().map(|r| r.remove("_meta"));
-        }
-    }
 }
 
 /// The most `input_required` rounds a forwarded call goes through.

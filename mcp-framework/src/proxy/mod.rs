@@ -31,6 +31,7 @@ mod complete;
 mod items;
 mod link;
 mod lists;
+mod meta;
 mod tasks;
 mod upstream;
 

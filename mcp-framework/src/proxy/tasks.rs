@@ -8,7 +8,7 @@
 
 use serde_json::{Value, json};
 
-use super::items::drop_meta;
+use super::meta::{RELATED_TASK, drop_meta};
 use crate::client::{Client, ClientError, RequestOptions};
 use crate::protocol::{CallToolResult, keys};
 
@@ -45,9 +45,6 @@ fn decode(mut result: Value) -> Result<CallToolResult, ClientError> {
     drop_meta(&mut result, &[keys::SERVER_INFO, RELATED_TASK]);
     serde_json::from_value(result).map_err(|e| ClientError::Decode(e.to_string()))
 }
-
-/// Where a 2025-11-25 message names the task it belongs to.
-pub(super) const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 
 /// An upstream task this call waits for; dropped while it still holds the client (the
 /// call ended before the task), it cancels the task.
