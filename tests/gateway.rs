@@ -110,6 +110,21 @@ async fn one_endpoint_serves_servers_of_both_eras_to_clients_of_both_eras() {
             format!("{sampled:?}").contains("a sampled reply"),
             "{sampled:?} ({era:?})"
         );
+        // A tool the reference server runs only as a (2025-11-25) task: called as a task of
+        // the upstream's and answered with its result; its question on the way (an
+        // ambiguous topic) reaches this client.
+        let researched = client
+            .call_tool(
+                "ref_simulate-research-query",
+                json!({"topic": "gateways", "ambiguous": true}),
+            )
+            .await
+            .unwrap();
+        let report = format!("{researched:?}");
+        assert!(
+            report.contains("Research Report: gateways (User accepted without selection)"),
+            "{report} ({era:?})"
+        );
         // A modern upstream's input requests likewise.
         let greeted = client.call_tool("ev_ask_name", json!({})).await.unwrap();
         assert!(
@@ -152,6 +167,39 @@ async fn one_endpoint_serves_servers_of_both_eras_to_clients_of_both_eras() {
             "{refused:?}"
         );
     }
+}
+
+/// The reference server asks for the client's roots of its own accord once it has
+/// started, while the first call (its 4 s research task) is in flight: `call` declares no
+/// roots, so the question is refused to the upstream, and the call goes on.
+#[tokio::test]
+async fn a_question_the_caller_cannot_answer_is_refused_to_the_upstream_not_the_call() {
+    let output = Command::new(example_binary("gateway"))
+        .args([
+            "--upstream",
+            &format!(
+                "ref=stdio:{} {} stdio",
+                interop_installed("INTEROP_NODE"),
+                interop_installed("INTEROP_SERVER_EVERYTHING")
+            ),
+            "call",
+            "ref_simulate-research-query",
+            "topic=gateways",
+        ])
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .output()
+        .await
+        .expect("run gateway call");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+    );
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("# Research Report: gateways"),
+        "{stdout}\n{stderr}"
+    );
 }
 
 #[tokio::test]

@@ -149,8 +149,16 @@ impl Context {
     /// typed questions.
     #[cfg_attr(not(feature = "proxy"), allow(dead_code))]
     pub(crate) fn relay(&self, request: InputRequest) -> Ask<'_, Value> {
+        let missing = self.missing_for(&request);
+        Ask::new(self, request, missing, Ok)
+    }
+
+    /// The client capability `request` needs and this client lacks (as the `-32021`
+    /// error's `data.requiredCapabilities` names it), if any.
+    #[cfg_attr(not(feature = "proxy"), allow(dead_code))]
+    pub(crate) fn missing_for(&self, request: &InputRequest) -> Option<Value> {
         let caps = &self.inner.client_capabilities;
-        let missing = match &request {
+        match request {
             InputRequest::Elicit(ElicitRequestParams::Form(_))
                 if !caps.supports_elicitation_form() =>
             {
@@ -171,8 +179,7 @@ impl Context {
                 Some(serde_json::json!({"roots": {}}))
             }
             _ => None,
-        };
-        Ask::new(self, request, missing, Ok)
+        }
     }
 
     /// The client's roots (`roots/list`). Requires the client's `roots` capability.

@@ -89,6 +89,12 @@ impl Callers {
         let request: InputRequest =
             serde_json::from_value(json!({"method": method, "params": params}))
                 .map_err(|e| ErrorObject::invalid_params(e.to_string()))?;
+        // A question the caller cannot be asked (its client lacks the capability) is
+        // refused to the upstream, which asked it: the call goes on. (An upstream also asks
+        // of its own accord, `roots/list` after it starts, say, which is no call's.)
+        if let Some(required) = cx.missing_for(&request) {
+            return Err(ErrorObject::missing_capability(required));
+        }
         tokio::select! {
             answer = cx.relay(request) => answer.map_err(|e| ErrorObject::internal(e.to_string())),
             () = over.cancelled() => Err(ErrorObject::internal(format!(
