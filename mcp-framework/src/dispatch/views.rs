@@ -22,29 +22,6 @@ pub(super) fn parse<'a, T: Deserialize<'a>>(
         .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))
 }
 
-/// One member of the params (`key`), read from where the first pass found it; absent or
-/// `null`, `None`.
-fn member<'a, T: Deserialize<'a>>(
-    params: &'a str,
-    span: Option<Span>,
-    key: &str,
-) -> Result<Option<T>, ErrorObject> {
-    let Some(span) = span else { return Ok(None) };
-    serde_json::from_str(span.text(params))
-        .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: `{key}`: {e}")))
-}
-
-/// A member the method requires.
-fn required<'a, T: Deserialize<'a>>(
-    params: &'a str,
-    span: Option<Span>,
-    key: &str,
-) -> Result<T, ErrorObject> {
-    member(params, span, key)?.ok_or_else(|| {
-        ErrorObject::invalid_params(format!("Invalid params: missing field `{key}`"))
-    })
-}
-
 #[derive(Deserialize)]
 pub(super) struct ListView {
     #[serde(default)]
@@ -68,8 +45,8 @@ impl Retry {
 
     fn read(params: &str, at: &Members) -> Result<Self, ErrorObject> {
         Ok(Self {
-            input_responses: member(params, at.input_responses, "inputResponses")?,
-            request_state: member(params, at.request_state, "requestState")?,
+            input_responses: Members::read(params, at.input_responses, "inputResponses")?,
+            request_state: Members::read(params, at.request_state, "requestState")?,
         })
     }
 }
@@ -104,37 +81,26 @@ impl Sent {
     }
 }
 
-/// The params of `tools/call`.
-pub(super) struct CallView {
+/// The params of a call that names its item: `tools/call` (arguments any JSON, checked
+/// against the tool's schema) and `prompts/get` (arguments an object of strings).
+pub(super) struct NamedView<A> {
     pub(super) name: String,
-    pub(super) arguments: Option<Value>,
+    pub(super) arguments: Option<A>,
     pub(super) retry: Retry,
 }
 
-impl CallView {
-    pub(super) fn read(params: Option<&RawValue>, at: &Members) -> Result<Self, ErrorObject> {
-        let params = params.map_or("", RawValue::get);
-        Ok(Self {
-            name: required(params, at.name, "name")?,
-            arguments: member(params, at.arguments, "arguments")?,
-            retry: Retry::read(params, at)?,
-        })
-    }
-}
+/// The params of `tools/call`.
+pub(super) type CallView = NamedView<Value>;
 
 /// The params of `prompts/get`.
-pub(super) struct GetPromptView {
-    pub(super) name: String,
-    pub(super) arguments: Option<Map<String, Value>>,
-    pub(super) retry: Retry,
-}
+pub(super) type GetPromptView = NamedView<Map<String, Value>>;
 
-impl GetPromptView {
+impl<A: serde::de::DeserializeOwned> NamedView<A> {
     pub(super) fn read(params: Option<&RawValue>, at: &Members) -> Result<Self, ErrorObject> {
         let params = params.map_or("", RawValue::get);
         Ok(Self {
-            name: required(params, at.name, "name")?,
-            arguments: member(params, at.arguments, "arguments")?,
+            name: Members::require(params, at.name, "name")?,
+            arguments: Members::read(params, at.arguments, "arguments")?,
             retry: Retry::read(params, at)?,
         })
     }
@@ -150,7 +116,7 @@ impl ReadView {
     pub(super) fn read(params: Option<&RawValue>, at: &Members) -> Result<Self, ErrorObject> {
         let params = params.map_or("", RawValue::get);
         Ok(Self {
-            uri: required(params, at.uri, "uri")?,
+            uri: Members::require(params, at.uri, "uri")?,
             retry: Retry::read(params, at)?,
         })
     }

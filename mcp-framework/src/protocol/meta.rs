@@ -1,5 +1,6 @@
 //! Reserved `_meta` keys and the per-request protocol fields of 2026-07-28.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde::Deserialize;
@@ -186,6 +187,49 @@ pub(crate) struct Members {
     pub(crate) request_state: Option<Span>,
 }
 
+impl Members {
+    /// The member at `span` of `params` (the text the spans were found in), read as `T`;
+    /// absent or `null`, `None`. A member of the wrong shape is `-32602`, naming `key`.
+    pub(crate) fn read<'a, T: Deserialize<'a>>(
+        params: &'a str,
+        span: Option<Span>,
+        key: &str,
+    ) -> Result<Option<T>, ErrorObject> {
+        let Some(span) = span else { return Ok(None) };
+        serde_json::from_str(span.text(params))
+            .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: `{key}`: {e}")))
+    }
+
+    /// A member the method requires (see [`Members::read`]).
+    pub(crate) fn require<'a, T: Deserialize<'a>>(
+        params: &'a str,
+        span: Option<Span>,
+        key: &str,
+    ) -> Result<T, ErrorObject> {
+        Self::read(params, span, key)?.ok_or_else(|| {
+            ErrorObject::invalid_params(format!("Invalid params: missing field `{key}`"))
+        })
+    }
+
+    /// A string member, borrowed from `params` unless it has escapes (see
+    /// [`Members::read`]).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn read_str<'a>(
+        params: &'a str,
+        span: Option<Span>,
+        key: &str,
+    ) -> Result<Option<Cow<'a, str>>, ErrorObject> {
+        let Some(span) = span else { return Ok(None) };
+        let text = span.text(params);
+        match serde_json::from_str::<&str>(text) {
+            Ok(borrowed) => Ok(Some(Cow::Borrowed(borrowed))),
+            Err(_) => Ok(Self::read::<Option<String>>(params, Some(span), key)?
+                .flatten()
+                .map(Cow::Owned)),
+        }
+    }
+}
+
 /// What the first pass over a request's params reads: `_meta`, parsed and raw (for
 /// `Context::meta`), and where the other members are.
 #[derive(Debug, Default)]
@@ -242,6 +286,37 @@ pub(crate) fn read_request_head(params: Option<&RawValue>) -> Result<Head, Error
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_string_member_is_borrowed_unless_escaped() {
+        let params: Box<RawValue> =
+            serde_json::from_str(r#"{"name":"plain","uri":"a\u0041b","taskId":null}"#).unwrap();
+        let at = read_request_head(Some(&params)).unwrap().members;
+        let text = params.get();
+        let name = Members::read_str(text, at.name, "name").unwrap().unwrap();
+        assert!(matches!(name, Cow::Borrowed("plain")));
+        let uri = Members::read_str(text, at.uri, "uri").unwrap().unwrap();
+        assert!(matches!(uri, Cow::Owned(ref s) if s == "aAb"));
+        assert!(
+            Members::read_str(text, at.task_id, "taskId")
+                .unwrap()
+                .is_none()
+        );
+        assert!(
+            Members::read_str(text, at.arguments, "arguments")
+                .unwrap()
+                .is_none()
+        );
+        let numeric: Box<RawValue> = serde_json::from_str(r#"{"name":5}"#).unwrap();
+        let at = read_request_head(Some(&numeric)).unwrap().members;
+        let e = Members::read_str(numeric.get(), at.name, "name").unwrap_err();
+        assert!(
+            e.message
+                .starts_with("Invalid params: `name`: invalid type"),
+            "{}",
+            e.message
+        );
+    }
 
     #[test]
     fn reads_meta() {

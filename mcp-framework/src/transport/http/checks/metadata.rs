@@ -6,8 +6,6 @@
 //! (`HeaderMismatch`). The `Mcp-Param-*` headers are checked by dispatch, which knows the
 //! tool.
 
-use std::borrow::Cow;
-
 use axum::http::HeaderMap;
 use serde_json::value::RawValue;
 
@@ -56,21 +54,16 @@ pub(crate) fn check_standard_headers(
         }
         Some(_) => {}
     }
-    let body_name = match request.method.as_str() {
-        "tools/call" | "prompts/get" => members.name,
-        "resources/read" => members.uri,
-        "tasks/get" | "tasks/update" | "tasks/cancel" => members.task_id,
+    let (span, key) = match request.method.as_str() {
+        "tools/call" | "prompts/get" => (members.name, "name"),
+        "resources/read" => (members.uri, "uri"),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => (members.task_id, "taskId"),
         _ => return Ok(()),
     };
-    let Some(body_name) = body_name else {
+    let params = request.params.as_deref().map_or("", RawValue::get);
+    let Some(body_name) = Members::read_str(params, span, key)? else {
         return Ok(()); // the dispatcher reports the missing field
     };
-    // Borrowed unless the string has escapes.
-    let body_name = body_name.text(request.params.as_deref().map_or("", RawValue::get));
-    let body_name: Cow<'_, str> = serde_json::from_str::<&str>(body_name)
-        .map(Cow::Borrowed)
-        .or_else(|_| serde_json::from_str::<String>(body_name).map(Cow::Owned))
-        .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))?;
     let Some(raw) = single_header(headers, "mcp-name")? else {
         return Err(ErrorObject::header_mismatch("missing Mcp-Name header"));
     };
