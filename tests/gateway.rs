@@ -609,3 +609,213 @@ async fn upstream_resource_updates_reach_the_gateways_subscribers() {
     .await;
     assert_eq!(got.ok(), Some(true), "{theirs}: {seen:?}");
 }
+
+/// A legacy upstream's tool that asks two questions, counting its runs.
+fn survey_upstream(runs: std::sync::Arc<std::sync::atomic::AtomicUsize>) -> mcp_framework::Server {
+    use mcp_framework::protocol::{CallToolResult, Content};
+    let schema = json!({"type": "object", "properties": {"answer": {"type": "string"}}});
+    let ask = move |cx: &mcp_framework::Context, message: &'static str| {
+        let form = schema.as_object().cloned().unwrap();
+        let cx = cx.clone();
+        async move {
+            match cx.elicit_with_schema(message, form).await {
+                Ok(mcp_framework::Elicitation::Accept(form)) => form["answer"].to_string(),
+                other => format!("{other:?}"),
+            }
+        }
+    };
+    let tools = mcp_framework::ToolSet::new().with_fn(
+        mcp_framework::ToolDefinition::new(
+            "survey",
+            tests::fixture::obj(
+                json!({"type": "object", "properties": {"topic": {"type": "string"}}}),
+            ),
+        ),
+        move |args, cx| {
+            let (runs, ask) = (runs.clone(), ask.clone());
+            async move {
+                let run = runs.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                let first = ask(&cx, "first question").await;
+                let second = ask(&cx, "second question").await;
+                let text = format!("run {run} on {}: {first}, {second}", args["topic"]);
+                Ok(CallToolResult {
+                    content: vec![Content::text(text)],
+                    ..CallToolResult::default()
+                })
+            }
+        },
+    );
+    mcp_framework::Server::builder()
+        .name("survey")
+        .tools(tools)
+        .build()
+        .unwrap()
+}
+
+/// A gateway in front of `upstream`, spoken to in 2025-11-25 (its questions are requests
+/// of its own), served over HTTP; `key` seals its requestState.
+async fn survey_gateway(
+    upstream: mcp_framework::Server,
+    key: &mcp_framework::StateKey,
+) -> tests::wire::Running {
+    let gateway = mcp_framework::Server::builder()
+        .name("gateway")
+        .state_key(key.clone())
+        .proxy(
+            "up",
+            mcp_framework::proxy::Upstream::server(upstream).legacy(ProtocolVersion::V2025_11_25),
+        )
+        .await
+        .unwrap()
+        .build()
+        .unwrap();
+    tests::wire::start(gateway).await
+}
+
+/// One round of a 2026-07-28 caller (with the elicitation capability) calling
+/// `up_survey` through `gateway`: the retry of `state` answering `answers`.
+async fn survey_round(
+    gateway: &tests::wire::Running,
+    state: Option<&serde_json::Value>,
+    answers: serde_json::Value,
+) -> serde_json::Value {
+    let mut params = json!({
+        "name": "up_survey",
+        "arguments": {"topic": "gateways"},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}
+        }
+    });
+    if let Some(state) = state {
+        params["requestState"] = state.clone();
+        params["inputResponses"] = answers;
+    }
+    let body = tests::wire::request(7, "tools/call", params);
+    let (status, reply) =
+        tests::wire::json_of(tests::wire::post(gateway, &body).send().await.unwrap()).await;
+    assert_eq!(status, 200, "{reply}");
+    reply["result"].clone()
+}
+
+/// The question a round asks, its key and its message.
+fn asked(result: &serde_json::Value) -> (String, String) {
+    let key = tests::wire::first_input_key(result);
+    let message = result["inputRequests"][&key]["params"]["message"]
+        .as_str()
+        .unwrap_or_default();
+    (key.clone(), message.to_owned())
+}
+
+#[tokio::test]
+async fn a_legacy_upstreams_call_waits_between_a_modern_callers_rounds_and_runs_once() {
+    let runs = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let key = mcp_framework::StateKey::new("k1", [7; 32]);
+    let gateway = survey_gateway(survey_upstream(runs.clone()), &key).await;
+    let accept = |text: &str| json!({"action": "accept", "content": {"answer": text}});
+
+    // The upstream asks, as a request to the gateway; the caller gets it as this call's
+    // input request, keyed by its place among the call's questions.
+    let first = survey_round(&gateway, None, json!({})).await;
+    assert_eq!(first["resultType"], "input_required", "{first}");
+    assert_eq!(
+        asked(&first),
+        ("elicitation-1".into(), "first question".into())
+    );
+    // The retry answers it, and the same upstream run goes on to its second question.
+    let second = survey_round(
+        &gateway,
+        Some(&first["requestState"]),
+        json!({"elicitation-1": accept("one")}),
+    )
+    .await;
+    assert_eq!(
+        asked(&second),
+        ("elicitation-2".into(), "second question".into()),
+        "{second}"
+    );
+    let done = survey_round(
+        &gateway,
+        Some(&second["requestState"]),
+        json!({"elicitation-2": accept("two")}),
+    )
+    .await;
+    assert_eq!(
+        done["content"][0]["text"], r#"run 1 on "gateways": "one", "two""#,
+        "{done}"
+    );
+    assert_eq!(
+        runs.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "the upstream ran once"
+    );
+
+    // A retry that lands where nothing waits (another replica, sharing the state key) calls
+    // the upstream again, and the answers its state carries answer the questions asked again.
+    runs.store(0, std::sync::atomic::Ordering::SeqCst);
+    let other = survey_gateway(survey_upstream(runs.clone()), &key).await;
+    let first = survey_round(&gateway, None, json!({})).await;
+    let second = survey_round(
+        &other,
+        Some(&first["requestState"]),
+        json!({"elicitation-1": accept("uno")}),
+    )
+    .await;
+    assert_eq!(
+        asked(&second),
+        ("elicitation-2".into(), "second question".into()),
+        "{second}"
+    );
+    let done = survey_round(
+        &other,
+        Some(&second["requestState"]),
+        json!({"elicitation-2": accept("dos")}),
+    )
+    .await;
+    assert_eq!(
+        done["content"][0]["text"], r#"run 2 on "gateways": "uno", "dos""#,
+        "{done}"
+    );
+    // One run started by the first round (still waiting at `gateway`), one at `other`.
+    assert_eq!(runs.load(std::sync::atomic::Ordering::SeqCst), 2);
+
+    // A call that starts while another waits gives the waiting one up: with two in flight,
+    // the upstream's questions could not be asked of anyone.
+    let mine = survey_round(&gateway, None, json!({})).await;
+    assert_eq!(
+        asked(&mine),
+        ("elicitation-1".into(), "first question".into()),
+        "{mine}"
+    );
+    assert_eq!(runs.load(std::sync::atomic::Ordering::SeqCst), 3);
+    let mine = survey_round(
+        &gateway,
+        Some(&mine["requestState"]),
+        json!({"elicitation-1": accept("mine")}),
+    )
+    .await;
+    assert_eq!(
+        asked(&mine),
+        ("elicitation-2".into(), "second question".into()),
+        "{mine}"
+    );
+    // Another caller making the same call (anonymous too, so the same principal), answering
+    // its first question otherwise, does not go on with the run that waits with "mine".
+    let theirs = survey_round(&other, None, json!({})).await;
+    let theirs = survey_round(
+        &other,
+        Some(&theirs["requestState"]),
+        json!({"elicitation-1": accept("theirs")}),
+    )
+    .await;
+    let theirs = survey_round(
+        &gateway,
+        Some(&theirs["requestState"]),
+        json!({"elicitation-2": accept("too")}),
+    )
+    .await;
+    assert_eq!(
+        theirs["content"][0]["text"], r#"run 5 on "gateways": "theirs", "too""#,
+        "{theirs}"
+    );
+}

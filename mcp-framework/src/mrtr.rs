@@ -415,7 +415,7 @@ impl Question {
         }
     }
 
-    fn digest(&self) -> String {
+    pub(crate) fn digest(&self) -> String {
         ValueDigest::of(
             &serde_json::json!({"method": self.request.method(), "params": self.params}),
         )

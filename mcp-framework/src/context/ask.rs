@@ -153,6 +153,31 @@ impl Context {
         Ask::new(self, request, missing, Ok)
     }
 
+    /// The answer this request carries to `request` asked under `key` in an earlier round
+    /// (MRTR: under a key its sealed state recorded as asked, to that same question).
+    #[cfg_attr(not(feature = "proxy"), allow(dead_code))]
+    pub(crate) fn answered(&self, key: &str, request: &InputRequest) -> Option<Value> {
+        let Asker::Mrtr(round) = &self.inner.asker else {
+            return None;
+        };
+        let digest = Question::new(request.clone()).digest();
+        let round = round.lock().expect("round lock");
+        round
+            .answers()
+            .get(key)
+            .filter(|a| a.question == digest)
+            .map(|a| a.value.clone())
+    }
+
+    /// Whether the handler was stopped to ask the client (an MRTR round ended with a
+    /// question unanswered), not failed.
+    #[cfg_attr(not(feature = "proxy"), allow(dead_code))]
+    pub(crate) fn awaits_answer(&self) -> bool {
+        matches!(self.inner.asker, Asker::Mrtr(_))
+            && self.inner.suspension.is_stopped()
+            && self.inner.fatal.lock().expect("fatal lock").is_none()
+    }
+
     /// The client capability `request` needs and this client lacks (as the `-32021`
     /// error's `data.requiredCapabilities` names it), if any.
     #[cfg_attr(not(feature = "proxy"), allow(dead_code))]

@@ -91,6 +91,11 @@ impl Suspension {
         self.waker.wake();
     }
 
+    /// Whether [`stop`](Self::stop) was called.
+    pub(crate) fn is_stopped(&self) -> bool {
+        self.stopped.load(Ordering::SeqCst)
+    }
+
     /// Completes once [`stop`](Self::stop) was called.
     pub(crate) fn stopped(&self) -> impl Future<Output = ()> + '_ {
         std::future::poll_fn(|cx| {

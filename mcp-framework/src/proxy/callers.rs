@@ -1,79 +1,84 @@
-//! `Callers`: the calls an upstream is serving for this server, while they run. A legacy
+//! `Callers`: the requests an upstream is serving for this server, while they run. A legacy
 //! upstream asks its questions (elicitation, sampling, roots) as requests of its own that
-//! name no call; with one call in flight the question is that call's and is asked of its
-//! caller (as an input request of a 2026-07-28 caller, a request to a legacy one), with
-//! several it cannot be told whose it is and is refused, never asked of someone else. The
-//! same rule says whose a log message is. A forwarded request speaks for its caller:
-//! [`as_caller`].
+//! name no call; with one forwarded request in flight the question is that request's and is
+//! handed to it (`forward.rs` asks its caller), with several it cannot be told whose it is
+//! and is refused, never asked of someone else. The same rule says whose a log message is.
+//! A forwarded request speaks for its caller: [`as_caller`].
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
+use tokio::sync::{mpsc, oneshot};
 
 use super::meta::{RELATED_TASK, drop_meta};
 use crate::client::RequestOptions;
 use crate::context::Context;
 use crate::protocol::{ErrorObject, InputRequest, keys};
 
-/// The forwarded calls in flight, with their contexts.
+/// An upstream's question, handed to the forwarded request it belongs to, and where its
+/// answer goes.
+pub(super) struct Asked {
+    pub(super) request: InputRequest,
+    pub(super) reply: oneshot::Sender<Result<Value, ErrorObject>>,
+}
+
+/// How many of its questions a forwarded request holds before it reads them (an upstream
+/// asks one at a time; a second waits for room).
+const QUEUED: usize = 4;
+
+/// The forwarded requests in flight, each with where its questions go.
 #[derive(Default)]
 pub(super) struct Callers {
     next: AtomicU64,
-    list: Mutex<Vec<(u64, Context, CancellationToken)>>,
+    list: Mutex<Vec<(u64, mpsc::Sender<Asked>)>>,
 }
 
-/// A forwarded call in flight; dropping it (the call ended or was dropped) ends the
-/// questions asked in its name.
+/// A forwarded request in flight; dropping it (the request ended, or was given up) ends
+/// the questions asked in its name: their answers will never come.
 pub(super) struct InFlight {
     callers: Arc<Callers>,
     id: u64,
-    over: CancellationToken,
 }
 
 impl Drop for InFlight {
     fn drop(&mut self) {
-        self.over.cancel();
         self.callers
             .list
             .lock()
             .expect("callers")
-            .retain(|(id, ..)| *id != self.id);
+            .retain(|(id, _)| *id != self.id);
     }
 }
 
 impl Callers {
-    /// Counts the call of `cx` until the guard is dropped.
-    pub(super) fn enter(self: &Arc<Self>, cx: &Context) -> InFlight {
+    /// Counts a forwarded request until the guard is dropped; its questions arrive on the
+    /// receiver.
+    pub(super) fn enter(self: &Arc<Self>) -> (InFlight, mpsc::Receiver<Asked>) {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
-        let over = CancellationToken::new();
-        self.list
-            .lock()
-            .expect("callers")
-            .push((id, cx.clone(), over.clone()));
-        InFlight {
+        let (sender, questions) = mpsc::channel(QUEUED);
+        self.list.lock().expect("callers").push((id, sender));
+        let in_flight = InFlight {
             callers: self.clone(),
             id,
-            over,
-        }
+        };
+        (in_flight, questions)
     }
 
-    /// Whether one call alone is in flight.
+    /// Whether one forwarded request alone is in flight.
     pub(super) fn alone(&self) -> bool {
         self.list.lock().expect("callers").len() == 1
     }
 
-    /// Asks the upstream's question `method`/`params` of the caller of the one call in
-    /// flight; its answer as it gave it.
+    /// Hands the upstream's question `method`/`params` to the one forwarded request in
+    /// flight; its caller's answer as it gave it.
     pub(super) async fn ask(&self, method: &str, mut params: Value) -> Result<Value, ErrorObject> {
-        // A question an upstream task asks names that task, which no one here knows (and
-        // which a 2026-07-28 caller's retry would see change: the retry runs a new task).
+        // A question an upstream task asks names that task, which no one here knows.
         drop_meta(&mut params, &[RELATED_TASK]);
-        let (cx, over) = {
+        let to = {
             let list = self.list.lock().expect("callers");
             match list.as_slice() {
-                [(_, cx, over)] => (cx.clone(), over.clone()),
+                [(_, to)] => to.clone(),
                 [] => {
                     return Err(ErrorObject::invalid_request(format!(
                         "{method}: no call is in flight to ask it for"
@@ -89,18 +94,12 @@ impl Callers {
         let request: InputRequest =
             serde_json::from_value(json!({"method": method, "params": params}))
                 .map_err(|e| ErrorObject::invalid_params(e.to_string()))?;
-        // A question the caller cannot be asked (its client lacks the capability) is
-        // refused to the upstream, which asked it: the call goes on. (An upstream also asks
-        // of its own accord, `roots/list` after it starts, say, which is no call's.)
-        if let Some(required) = cx.missing_for(&request) {
-            return Err(ErrorObject::missing_capability(required));
-        }
-        tokio::select! {
-            answer = cx.relay(request) => answer.map_err(|e| ErrorObject::internal(e.to_string())),
-            () = over.cancelled() => Err(ErrorObject::internal(format!(
-                "{method}: the call that asked is over"
-            ))),
-        }
+        let (reply, answer) = oneshot::channel();
+        let over = || ErrorObject::internal(format!("{method}: the call that asked is over"));
+        to.send(Asked { request, reply })
+            .await
+            .map_err(|_| over())?;
+        answer.await.map_err(|_| over())?
     }
 }
 

@@ -14,15 +14,15 @@ use serde_json::{Map, Value, json};
 
 use super::callers::as_caller;
 use super::complete::Forward;
+use super::forward::{Forwarded, drive, park_key, resume};
 use super::link::Link;
 use super::lists::{Listed, Snapshot};
 use super::meta::drop_meta;
+use super::parked::ParkKey;
 use super::tasks;
 use crate::client::{ClientError, RequestOptions};
 use crate::context::Context;
-use crate::protocol::{
-    CallToolResult, ErrorObject, InputRequest, JsonObject, LoggingLevel, Prompt, Tool, keys,
-};
+use crate::protocol::{CallToolResult, ErrorObject, InputRequest, JsonObject, Prompt, Tool, keys};
 use crate::registry::definition::{PromptDefinition, ResourceDefinition, ToolDefinition};
 use crate::registry::handler::ResourceRequest;
 use crate::registry::set::{PromptSet, ResourceSet, ToolSet};
@@ -69,10 +69,9 @@ pub(super) fn items(
         prompts = prompts.with_fn(definition, move |arguments, cx: Context| {
             let (link, original) = (link.clone(), original.clone());
             async move {
-                let client = link.client()?;
-                let _in_flight = link.callers.enter(&cx);
                 let params = json!({"name": original, "arguments": arguments});
-                let result = relaying(&client, "prompts/get", params, &as_caller(&cx), &cx)
+                let key = park_key(&cx, "prompts/get", &original, &params["arguments"]);
+                let result = forwarded(&link, &cx, key, "prompts/get", params)
                     .await
                     .map_err(|e| link.error(e))?;
                 serde_json::from_value(result)
@@ -179,9 +178,9 @@ fn prompt_definition(name: String, prompt: &Prompt) -> PromptDefinition {
     definition
 }
 
-/// The handler of a proxied tool: the call forwarded as `original`, the upstream's
-/// progress forwarded to this request's client, a cancelled request cancelled upstream
-/// (dropping the client's request cancels it).
+/// The handler of a proxied tool: the call forwarded as `original` (`forward.rs`: the
+/// upstream's progress forwarded to this request's client, its questions asked of it, a
+/// cancelled request cancelled upstream).
 fn forward_call(
     link: &Arc<Link>,
     original: String,
@@ -194,62 +193,69 @@ fn forward_call(
     move |arguments, cx| {
         let (link, original) = (link.clone(), original.clone());
         Box::pin(async move {
+            let key = park_key(&cx, "tools/call", &original, &arguments);
             let client = link.client()?;
-            let mut options = as_caller(&cx);
-            if let Some(level) = cx.log_level() {
-                options = options.log_level(level);
-            }
-            let _in_flight = link.callers.enter(&cx);
-            let token = cx.wants_progress().then(|| {
-                let token = format!("proxy-{}", crate::unguessable::hex_id());
-                options = options.clone().progress(token.clone());
-                token
-            });
-            let mut notifications = client.notifications();
-            let mut following = token.is_some() || cx.log_level().is_some();
-            let mut call = std::pin::pin!(async {
-                if task_only {
-                    tasks::call(&client, &original, arguments, &options).await
-                } else {
-                    call_relaying(&client, &original, arguments, &options, &cx).await
-                }
-            });
-            loop {
-                tokio::select! {
-                    biased;
-                    n = notifications.recv(), if following => match n {
-                        Ok(n) => forward_notification(&n, token.as_deref(), &link, &cx).await,
-                        Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
-                        Err(tokio::sync::broadcast::error::RecvError::Closed) => following = false,
-                    },
-                    outcome = &mut call => {
-                        // What came before the answer, still unread, goes first.
-                        while following && let Ok(n) = notifications.try_recv() {
-                            forward_notification(&n, token.as_deref(), &link, &cx).await;
-                        }
-                        return outcome.map_err(|e| link.error(e));
+            let notifications = follows(&cx).then(|| client.notifications());
+            let forwarded = match resume(&link.traffic, &cx, &key) {
+                Some(forwarded) => forwarded,
+                None => {
+                    let mut options = as_caller(&cx);
+                    if let Some(level) = cx.log_level() {
+                        options = options.log_level(level);
                     }
-                    () = cx.cancelled() => return Err(ErrorObject::internal("cancelled")),
+                    let token = cx.wants_progress().then(|| {
+                        let token = format!("proxy-{}", crate::unguessable::hex_id());
+                        options = options.clone().progress(token.clone());
+                        token
+                    });
+                    let cx = cx.clone();
+                    Forwarded::start(&link.traffic, token, async move {
+                        if task_only {
+                            tasks::call(&client, &original, arguments, &options).await
+                        } else {
+                            let params = json!({"name": original, "arguments": arguments});
+                            relaying(&client, "tools/call", params, &options, &cx).await
+                        }
+                    })
                 }
-            }
+            };
+            let result = drive(&link.traffic, &cx, key, forwarded, notifications)
+                .await
+                .map_err(|e| link.error(e))?;
+            serde_json::from_value(result)
+                .map_err(|e| link.error(ClientError::Decode(e.to_string())))
         })
     }
 }
 
-/// `tools/call` on the upstream; each `input_required` round of a modern upstream is asked
-/// of this request's client under the upstream's keys (a 2026-07-28 caller gets them as this
-/// call's own input requests, a legacy caller as requests), and the upstream is called
-/// again with the answers and its `requestState`.
-async fn call_relaying(
-    client: &crate::client::Client,
-    name: &str,
-    arguments: Value,
-    options: &RequestOptions,
+/// Whether a forwarded request follows the upstream's notifications: its caller wants
+/// progress or log messages.
+fn follows(cx: &Context) -> bool {
+    cx.wants_progress() || cx.log_level().is_some()
+}
+
+/// `method` with `params` forwarded for the caller of `cx` (a parked one taken back when
+/// `cx` is its retry; `forward.rs`), with no progress token.
+async fn forwarded(
+    link: &Arc<Link>,
     cx: &Context,
-) -> Result<CallToolResult, ClientError> {
-    let params = json!({"name": name, "arguments": arguments});
-    let result = relaying(client, "tools/call", params, options, cx).await?;
-    serde_json::from_value(result).map_err(|e| ClientError::Decode(e.to_string()))
+    key: ParkKey,
+    method: &'static str,
+    params: Value,
+) -> Result<Value, ClientError> {
+    let client = link.client().map_err(ClientError::Rpc)?;
+    let notifications = cx.log_level().is_some().then(|| client.notifications());
+    let forwarded = match resume(&link.traffic, cx, &key) {
+        Some(forwarded) => forwarded,
+        None => {
+            let options = as_caller(cx);
+            let cx = cx.clone();
+            Forwarded::start(&link.traffic, None, async move {
+                relaying(&client, method, params, &options, &cx).await
+            })
+        }
+    };
+    drive(&link.traffic, cx, key, forwarded, notifications).await
 }
 
 /// `method` on the upstream, its `input_required` rounds relayed to this request's client.
@@ -308,28 +314,6 @@ fn drop_server_info(result: &mut Value) {
 /// The most `input_required` rounds a forwarded call goes through.
 const MAX_ROUNDS: usize = 16;
 
-/// Forwards an upstream `notifications/progress` of the request whose token is `token`,
-/// and its `notifications/message` when the caller asked for logs and this is the only
-/// call in flight on the upstream (over stdio a log message names no request: with
-/// several calls in flight it could be another caller's, and is not forwarded).
-async fn forward_notification(n: &Value, token: Option<&str>, link: &Link, cx: &Context) {
-    let params = &n["params"];
-    if n["method"] == "notifications/progress"
-        && token.is_some_and(|t| params["progressToken"] == t)
-    {
-        let done = params["progress"].as_f64().unwrap_or_default();
-        cx.progress(done, params["total"].as_f64(), params["message"].as_str())
-            .await;
-    } else if n["method"] == "notifications/message"
-        && cx.log_level().is_some()
-        && link.callers.alone()
-        && let Ok(level) = serde_json::from_value::<LoggingLevel>(params["level"].clone())
-    {
-        cx.log(level, params["logger"].as_str(), &params["data"])
-            .await;
-    }
-}
-
 /// The handler of a proxied resource or template: the read forwarded with its URI.
 fn forward_read(
     link: &Arc<Link>,
@@ -344,10 +328,10 @@ fn forward_read(
     move |request, cx| {
         let link = link.clone();
         Box::pin(async move {
-            let client = link.client()?;
-            let _in_flight = link.callers.enter(&cx);
-            let params = json!({"uri": request.uri()});
-            let result = relaying(&client, "resources/read", params, &as_caller(&cx), &cx)
+            let uri = request.uri().to_owned();
+            let key = park_key(&cx, "resources/read", &uri, &Value::Null);
+            let params = json!({"uri": uri});
+            let result = forwarded(&link, &cx, key, "resources/read", params)
                 .await
                 .map_err(|e| link.error(e))?;
             serde_json::from_value::<crate::protocol::ReadResourceResult>(result)

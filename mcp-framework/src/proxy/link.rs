@@ -13,6 +13,7 @@ use arc_swap::ArcSwapOption;
 use serde_json::{Value, json};
 
 use super::callers::Callers;
+use super::forward::Traffic;
 use super::lists::{Snapshot, snapshot};
 use super::upstream::Upstream;
 use crate::client::handlers::Relay;
@@ -36,8 +37,9 @@ pub(super) struct Link {
     pub(super) name: String,
     pub(super) upstream: Upstream,
     current: ArcSwapOption<Client>,
-    /// The forwarded calls in flight (whom a legacy upstream's questions go to).
-    pub(super) callers: Arc<Callers>,
+    /// The forwarded requests in flight (whom a legacy upstream's questions go to) and
+    /// parked (waiting for their callers' retries).
+    pub(super) traffic: Traffic,
 }
 
 impl Link {
@@ -51,9 +53,9 @@ impl Link {
         } else {
             prefix.clone()
         };
-        let callers = Arc::new(Callers::default());
+        let traffic = Traffic::default();
         let client = upstream
-            .connect(&name, relay(&callers))
+            .connect(&name, relay(&traffic.callers))
             .await
             .map_err(|e| Error::Upstream {
                 name: name.clone(),
@@ -68,7 +70,7 @@ impl Link {
             name,
             upstream,
             current: ArcSwapOption::from_pointee(client),
-            callers,
+            traffic,
         });
         Ok((link, snapshot))
     }
@@ -139,7 +141,7 @@ impl Link {
                 }
                 match self
                     .upstream
-                    .connect(&self.name, relay(&self.callers))
+                    .connect(&self.name, relay(&self.traffic.callers))
                     .await
                 {
                     Ok(client) => {

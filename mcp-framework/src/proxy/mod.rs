@@ -20,18 +20,22 @@
 //! `upstream.rs` says where the upstream is and starts it; `link.rs` keeps the connection
 //! (restarted with backoff when it dies) and follows its changes; `lists.rs` lists what it
 //! serves; `items.rs` turns its lists into this server's items (relaying a modern
-//! upstream's input requests to the caller); `complete.rs` completes their arguments
-//! upstream; `callers.rs` says whose a legacy upstream's questions are and how a forwarded
-//! request speaks for its caller; `attach.rs` is `ServerBuilder::proxy`.
+//! upstream's input requests to the caller); `forward.rs` runs a forwarded request and
+//! asks its caller what the upstream asks, `parked.rs` keeps one waiting between its
+//! caller's rounds; `complete.rs` completes their arguments upstream; `callers.rs` says
+//! whose a legacy upstream's questions are and how a forwarded request speaks for its
+//! caller; `tasks.rs` waits for an upstream's task; `attach.rs` is `ServerBuilder::proxy`.
 
 // The children name one another, never this module (`scripts/check-layers`: no circles).
 mod attach;
 mod callers;
 mod complete;
+mod forward;
 mod items;
 mod link;
 mod lists;
 mod meta;
+mod parked;
 mod tasks;
 mod upstream;
 

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use crate::client::handlers::Relay;
 use crate::client::{Client, ClientError};
+use crate::protocol::ProtocolVersion;
 use crate::server::Server;
 
 /// A server to proxy: a program speaking stdio, or a Streamable HTTP endpoint.
@@ -19,6 +20,8 @@ pub struct Upstream {
     timeout: Duration,
     /// What every item served from it requires of a caller.
     access: Access,
+    /// The legacy revision to speak to it, instead of finding out.
+    legacy: Option<ProtocolVersion>,
 }
 
 /// The scopes every item of an upstream requires, and what callers without them see.
@@ -76,6 +79,7 @@ impl Upstream {
             },
             timeout: Duration::from_secs(60),
             access: Access::default(),
+            legacy: None,
         }
     }
 
@@ -89,6 +93,7 @@ impl Upstream {
             },
             timeout: Duration::from_secs(60),
             access: Access::default(),
+            legacy: None,
         }
     }
 
@@ -99,6 +104,7 @@ impl Upstream {
             kind: Kind::Server(Box::new(server)),
             timeout: Duration::from_secs(60),
             access: Access::default(),
+            legacy: None,
         }
     }
 
@@ -149,6 +155,14 @@ impl Upstream {
         &self.access
     }
 
+    /// Speaks the legacy revision `version` to the upstream (`initialize` first, then its
+    /// session), instead of probing with `server/discover` and falling back: for an
+    /// upstream whose 2026-07-28 support is broken, or to pin what it is spoken to in.
+    pub fn legacy(mut self, version: ProtocolVersion) -> Self {
+        self.legacy = Some(version);
+        self
+    }
+
     /// How long a forwarded request waits for the upstream's answer (default 60 s).
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
@@ -173,7 +187,7 @@ impl Upstream {
     /// A new connection to the upstream called `name` in logs (its era found out by the
     /// client's probe), its questions passed to `relay`.
     pub(super) async fn connect(&self, name: &str, relay: Relay) -> Result<Client, ClientError> {
-        let builder = Client::builder()
+        let mut builder = Client::builder()
             .timeout(self.timeout)
             .relay(relay)
             .client_info(crate::protocol::Implementation {
@@ -181,6 +195,9 @@ impl Upstream {
                 version: env!("CARGO_PKG_VERSION").into(),
                 ..Default::default()
             });
+        if let Some(version) = self.legacy {
+            builder = builder.legacy(version);
+        }
         match &self.kind {
             Kind::Stdio {
                 program,
