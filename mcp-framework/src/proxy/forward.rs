@@ -1,30 +1,33 @@
-//! A forwarded request (`tools/call`, `prompts/get`, `resources/read`) runs on a task of
-//! its own ([`Forwarded`]), not inside the handler that started it, and the handler drives
-//! it ([`drive`]): it forwards the upstream's progress and log messages to its caller and
-//! asks its caller what a legacy upstream asks (handed over by `callers.rs`, each question
-//! keyed `<kind>-<n>` by its place among the request's questions).
+//! A forwarded request (`tools/call`, `prompts/get`, `resources/read`) is a value of its own
+//! ([`Forwarded`]: the upstream request and the questions its upstream asks), which the
+//! handler that started it drives ([`drive`]): it forwards the upstream's progress and log
+//! messages to its caller and asks its caller what a legacy upstream asks (handed over by
+//! `callers.rs`, each question keyed `<kind>-<n>` by its place among the request's
+//! questions).
 //!
 //! When the caller speaks 2026-07-28, an unanswered question ends the caller's round (MRTR:
-//! the answer comes in a retry) and the handler with it. The upstream's request is not
+//! the answer comes in a retry) and the handler with it. A legacy upstream's request is not
 //! given up then: it waits, parked (`parked.rs`), the upstream blocked on its question, and
 //! the retry that carries the answer takes it back ([`resume`]) and goes on where it
 //! stopped. The upstream's tool runs once, however many questions it asks, where replaying
 //! the handler would have run it again from the start for each. A retry that finds nothing
 //! parked (another replica, it waited too long, or another request started meanwhile)
 //! calls the upstream again, and the answers its state carries answer the questions asked
-//! again under the same keys.
+//! again under the same keys. (Nothing of this costs a request that cannot park: one to a
+//! modern upstream, or from a legacy caller.)
 
 use std::future::Future;
 use std::sync::Arc;
 
 use serde_json::Value;
-use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::sync::{broadcast, mpsc};
 
 use super::callers::{Asked, Callers, InFlight};
 use super::parked::{ParkKey, Parked, Pending};
-use crate::client::ClientError;
+use crate::client::{Client, ClientError};
 use crate::context::Context;
-use crate::protocol::{ErrorObject, InputRequest, LoggingLevel};
+use crate::future::BoxFuture;
+use crate::protocol::{ErrorObject, InputRequest, LoggingLevel, ProtocolVersion};
 
 /// The forwarded requests of one upstream: those in flight (whom its questions go to) and
 /// those parked between their callers' rounds.
@@ -34,13 +37,13 @@ pub(super) struct Traffic {
     parked: Arc<Parked<Forwarded>>,
 }
 
-/// An upstream request running on its own task, with the questions its upstream asks.
-/// Dropped, it is given up: the task is aborted (which cancels the request upstream) and
-/// the questions asked in its name are refused.
+/// An upstream request, with the questions its upstream asks. It is polled by the handler
+/// that drives it, and outlives that handler when parked (the upstream, blocked on its
+/// question, sends nothing meanwhile). Dropped, it is given up: the request is dropped
+/// (which cancels it upstream) and the questions asked in its name are refused.
 pub(super) struct Forwarded {
     questions: mpsc::Receiver<Asked>,
-    done: oneshot::Receiver<Result<Value, ClientError>>,
-    running: tokio::task::JoinHandle<()>,
+    request: BoxFuture<Result<Value, ClientError>>,
     _in_flight: InFlight,
     /// How many questions it has asked.
     asked: u32,
@@ -94,12 +97,6 @@ struct Told {
 /// The most answers a forwarded request remembers (to be parked, it must remember them all).
 const MAX_TOLD: usize = 32;
 
-impl Drop for Forwarded {
-    fn drop(&mut self) {
-        self.running.abort();
-    }
-}
-
 impl Forwarded {
     /// Starts `request` on `link`'s upstream (counted among its requests in flight first,
     /// so that its questions find it; the requests parked there given up, so that they do
@@ -111,14 +108,9 @@ impl Forwarded {
     ) -> Self {
         traffic.parked.give_up();
         let (in_flight, questions) = traffic.callers.enter();
-        let (finished, done) = oneshot::channel();
-        let running = tokio::spawn(async move {
-            let _ = finished.send(request.await);
-        });
         Self {
             questions,
-            done,
-            running,
+            request: Box::pin(request),
             _in_flight: in_flight,
             asked: 0,
             told: Some(Vec::new()),
@@ -128,26 +120,33 @@ impl Forwarded {
 }
 
 /// Which parked request a retry of `cx`'s `method` of `name` with `arguments` may take
-/// back.
+/// back; `None` when the request cannot be parked: only a legacy upstream's questions wait
+/// for a 2026-07-28 caller's retry (a modern upstream's are relayed in its own rounds, a
+/// legacy caller answers at once).
 pub(super) fn park_key(
+    client: &Client,
     cx: &Context,
     method: &'static str,
     name: &str,
     arguments: &Value,
-) -> ParkKey {
-    ParkKey {
+) -> Option<ParkKey> {
+    let modern = ProtocolVersion::V2026_07_28;
+    if client.protocol_version() >= modern || cx.protocol_version() < modern {
+        return None;
+    }
+    Some(ParkKey {
         principal: cx.principal().map(|p| p.subject().to_owned()),
         method,
         name: name.to_owned(),
         arguments: crate::mrtr::ValueDigest::of(arguments).encode(),
-    }
+    })
 }
 
 /// The request parked for `key` that `cx` is the retry of, its question answered: the
 /// question answered in `cx`'s state, and every earlier answer it was given the one that
 /// state carries.
-pub(super) fn resume(traffic: &Traffic, cx: &Context, key: &ParkKey) -> Option<Forwarded> {
-    let (mut forwarded, pending, answer) = traffic.parked.take(key, |held, pending| {
+pub(super) fn resume(traffic: &Traffic, cx: &Context, key: Option<&ParkKey>) -> Option<Forwarded> {
+    let (mut forwarded, pending, answer) = traffic.parked.take(key?, |held, pending| {
         cx.answered(&pending.key, &pending.request)
             .filter(|_| held.told_as(cx))
     })?;
@@ -167,7 +166,7 @@ pub(super) fn resume(traffic: &Traffic, cx: &Context, key: &ParkKey) -> Option<F
 pub(super) async fn drive(
     traffic: &Traffic,
     cx: &Context,
-    key: ParkKey,
+    key: Option<ParkKey>,
     forwarded: Forwarded,
     mut notifications: Option<broadcast::Receiver<Value>>,
 ) -> Result<Value, ClientError> {
@@ -212,12 +211,12 @@ pub(super) async fn drive(
                     let _ = pending.reply.send(answer);
                 }
             }
-            outcome = &mut forwarded.done => {
+            outcome = &mut forwarded.request => {
                 // What came before the answer, still unread, goes first.
                 while let Some(Ok(n)) = notifications.as_mut().map(broadcast::Receiver::try_recv) {
                     forward_notification(&n, token.as_deref(), &traffic.callers, cx).await;
                 }
-                return outcome.unwrap_or(Err(ClientError::Closed));
+                return outcome;
             }
             () = cx.cancelled() => {
                 return Err(ClientError::Rpc(ErrorObject::internal("cancelled")));
@@ -251,18 +250,19 @@ fn kind(request: &InputRequest) -> &'static str {
 struct Run {
     forwarded: Option<Forwarded>,
     pending: Option<Pending>,
-    key: ParkKey,
+    key: Option<ParkKey>,
     cx: Context,
     parked: Arc<Parked<Forwarded>>,
 }
 
 impl Drop for Run {
     fn drop(&mut self) {
-        if let (Some(forwarded), Some(pending)) = (self.forwarded.take(), self.pending.take())
+        if let (Some(key), Some(forwarded), Some(pending)) =
+            (self.key.take(), self.forwarded.take(), self.pending.take())
             && forwarded.parkable()
             && self.cx.awaits_answer()
         {
-            self.parked.park(self.key.clone(), forwarded, pending);
+            self.parked.park(key, forwarded, pending);
         }
     }
 }

@@ -18,7 +18,6 @@ use super::forward::{Forwarded, drive, park_key, resume};
 use super::link::Link;
 use super::lists::{Listed, Snapshot};
 use super::meta::drop_meta;
-use super::parked::ParkKey;
 use super::tasks;
 use crate::client::{ClientError, RequestOptions};
 use crate::context::Context;
@@ -70,8 +69,7 @@ pub(super) fn items(
             let (link, original) = (link.clone(), original.clone());
             async move {
                 let params = json!({"name": original, "arguments": arguments});
-                let key = park_key(&cx, "prompts/get", &original, &params["arguments"]);
-                let result = forwarded(&link, &cx, key, "prompts/get", params)
+                let result = forwarded(&link, &cx, "prompts/get", &original, params)
                     .await
                     .map_err(|e| link.error(e))?;
                 serde_json::from_value(result)
@@ -193,10 +191,10 @@ fn forward_call(
     move |arguments, cx| {
         let (link, original) = (link.clone(), original.clone());
         Box::pin(async move {
-            let key = park_key(&cx, "tools/call", &original, &arguments);
             let client = link.client()?;
+            let key = park_key(&client, &cx, "tools/call", &original, &arguments);
             let notifications = follows(&cx).then(|| client.notifications());
-            let forwarded = match resume(&link.traffic, &cx, &key) {
+            let forwarded = match resume(&link.traffic, &cx, key.as_ref()) {
                 Some(forwarded) => forwarded,
                 None => {
                     let mut options = as_caller(&cx);
@@ -234,18 +232,20 @@ fn follows(cx: &Context) -> bool {
     cx.wants_progress() || cx.log_level().is_some()
 }
 
-/// `method` with `params` forwarded for the caller of `cx` (a parked one taken back when
-/// `cx` is its retry; `forward.rs`), with no progress token.
+/// `method` of `name` with `params` forwarded for the caller of `cx` (a parked one taken
+/// back when `cx` is its retry; `forward.rs`), with no progress token.
 async fn forwarded(
     link: &Arc<Link>,
     cx: &Context,
-    key: ParkKey,
     method: &'static str,
+    name: &str,
     params: Value,
 ) -> Result<Value, ClientError> {
     let client = link.client().map_err(ClientError::Rpc)?;
+    let arguments = params.get("arguments").unwrap_or(&Value::Null);
+    let key = park_key(&client, cx, method, name, arguments);
     let notifications = cx.log_level().is_some().then(|| client.notifications());
-    let forwarded = match resume(&link.traffic, cx, &key) {
+    let forwarded = match resume(&link.traffic, cx, key.as_ref()) {
         Some(forwarded) => forwarded,
         None => {
             let options = as_caller(cx);
@@ -328,10 +328,9 @@ fn forward_read(
     move |request, cx| {
         let link = link.clone();
         Box::pin(async move {
-            let uri = request.uri().to_owned();
-            let key = park_key(&cx, "resources/read", &uri, &Value::Null);
+            let uri = request.uri();
             let params = json!({"uri": uri});
-            let result = forwarded(&link, &cx, key, "resources/read", params)
+            let result = forwarded(&link, &cx, "resources/read", uri, params)
                 .await
                 .map_err(|e| link.error(e))?;
             serde_json::from_value::<crate::protocol::ReadResourceResult>(result)
