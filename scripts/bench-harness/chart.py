@@ -9,7 +9,7 @@ bars per workload point (transport, method, concurrency or window): each server'
 req/s over its valid runs; then a panel of each server's peak RSS under load (the median,
 over its valid runs, of the point with the most load), and, with --startup (peers.py's
 CSV), one of the median start-up time to the first tools/list. `--ours` is drawn in the
-accent colour with its ratio to `--ceiling` (the baseline that does no MCP work) and to
+accent colour (its variants, `<ours>-…`, in a lighter one) with its ratio to `--ceiling` (the baseline that does no MCP work) and to
 each other server; the ceiling is drawn grey. Standard library only; no fonts embedded
 (the SVG names a system sans-serif).
 """
@@ -27,7 +27,7 @@ LABEL_W = 210  # right edge of the server names
 BAR_X = LABEL_W + 10
 BAR_MAX = 340  # the longest bar
 ROW = 22
-OURS, CEILING, PEER = "#d9480f", "#adb5bd", "#4263eb"
+OURS, OURS_VARIANT, CEILING, PEER = "#d9480f", "#f59f00", "#adb5bd", "#4263eb"
 
 
 def medians(rows, key):
@@ -88,7 +88,7 @@ def ratio_note(label, value, values, ours, ceiling):
 
 
 def render(title, data, ours, ceiling):
-    y = 40
+    y = 50
     parts = []
     for panel_title, unit, values, _better in data:
         parts.append(f'<text x="16" y="{y}" class="h2">{escape(panel_title)}</text>')
@@ -96,7 +96,8 @@ def render(title, data, ours, ceiling):
         top = max((v for _, v in values), default=0) or 1
         for label, value in values:
             y += ROW
-            colour = OURS if label == ours else CEILING if label == ceiling else PEER
+            colour = (OURS if label == ours else OURS_VARIANT if label.startswith(ours + "-")
+                      else CEILING if label == ceiling else PEER)
             w = max(1.0, BAR_MAX * value / top)
             weight = ' font-weight="600"' if label == ours else ""
             parts.append(f'<text x="{LABEL_W}" y="{y - 6}" text-anchor="end"{weight}>{escape(label)}</text>')
