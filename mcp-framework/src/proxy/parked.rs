@@ -140,3 +140,74 @@ impl<W: Send + 'static> Parked<W> {
         Some(waiting.swap_remove(at))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use tokio::sync::oneshot::error::TryRecvError;
+
+    use super::*;
+
+    fn key(n: usize) -> ParkKey {
+        ParkKey {
+            principal: None,
+            method: "tools/call",
+            name: format!("tool_{n}"),
+            arguments: String::new(),
+        }
+    }
+
+    /// A request parked as `n`, and where its question's answer would arrive.
+    fn park(
+        parked: &Arc<Parked<usize>>,
+        n: usize,
+    ) -> oneshot::Receiver<Result<Value, ErrorObject>> {
+        let (reply, answer) = oneshot::channel();
+        let pending = Pending {
+            key: "roots-1".into(),
+            request: InputRequest::list_roots(),
+            reply,
+        };
+        parked.park(key(n), n, pending);
+        answer
+    }
+
+    fn given_up(answer: &mut oneshot::Receiver<Result<Value, ErrorObject>>) -> bool {
+        matches!(answer.try_recv(), Err(TryRecvError::Closed))
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn parked_requests_are_bounded_in_number_and_time() {
+        let parked = Arc::new(Parked::default());
+        let mut answers: Vec<_> = (0..=MAX_PARKED).map(|n| park(&parked, n)).collect();
+        // One more than the bound is given up at once: its question is refused upstream.
+        assert!(given_up(answers.last_mut().unwrap()));
+        assert!(!given_up(&mut answers[0]));
+        // A retry takes back the one its answer finds, once.
+        let taken = parked.take(&key(3), |n, _| (*n == 3).then_some(Value::Bool(true)));
+        assert!(matches!(taken, Some((3, _, Value::Bool(true)))));
+        assert!(parked.take(&key(3), |_, _| Some(Value::Null)).is_none());
+        // Another request's key, or an answer that is not there, takes nothing.
+        assert!(parked.take(&key(4), |_, _| None).is_none());
+        assert!(
+            parked
+                .take(&key(MAX_PARKED), |_, _| Some(Value::Null))
+                .is_none()
+        );
+        // None waits longer than HOLD.
+        tokio::time::sleep(HOLD + Duration::from_secs(1)).await;
+        for _ in 0..4 {
+            tokio::task::yield_now().await;
+        }
+        assert!(given_up(&mut answers[0]));
+        assert!(parked.take(&key(4), |_, _| Some(Value::Null)).is_none());
+        assert!(parked.waiting.lock().unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_request_that_starts_gives_up_those_parked() {
+        let parked = Arc::new(Parked::default());
+        let mut answers: Vec<_> = (0..3).map(|n| park(&parked, n)).collect();
+        parked.give_up();
+        assert!(answers.iter_mut().all(given_up));
+    }
+}
