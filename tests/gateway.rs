@@ -672,12 +672,12 @@ async fn survey_gateway(
     tests::wire::start(gateway).await
 }
 
-/// One round of a 2026-07-28 caller (with the elicitation capability) calling
-/// `up_survey` through `gateway`: the retry of `state` answering `answers`.
+/// A round of a 2026-07-28 caller (with the elicitation capability) calling `up_survey`
+/// through `gateway`: the first (`retry` none), or the retry of a round's `requestState`
+/// answering its question `elicitation-N` with `text`.
 async fn survey_round(
     gateway: &tests::wire::Running,
-    state: Option<&serde_json::Value>,
-    answers: serde_json::Value,
+    retry: Option<(&serde_json::Value, u32, &str)>,
 ) -> serde_json::Value {
     let mut params = json!({
         "name": "up_survey",
@@ -687,9 +687,11 @@ async fn survey_round(
             "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}
         }
     });
-    if let Some(state) = state {
-        params["requestState"] = state.clone();
-        params["inputResponses"] = answers;
+    if let Some((previous, n, text)) = retry {
+        params["requestState"] = previous["requestState"].clone();
+        params["inputResponses"] = json!({
+            format!("elicitation-{n}"): {"action": "accept", "content": {"answer": text}}
+        });
     }
     let body = tests::wire::request(7, "tools/call", params);
     let (status, reply) =
@@ -698,13 +700,19 @@ async fn survey_round(
     reply["result"].clone()
 }
 
-/// The question a round asks, its key and its message.
-fn asked(result: &serde_json::Value) -> (String, String) {
-    let key = tests::wire::first_input_key(result);
-    let message = result["inputRequests"][&key]["params"]["message"]
-        .as_str()
-        .unwrap_or_default();
-    (key.clone(), message.to_owned())
+/// Asserts that a round asks the survey's question `n` (1 or 2), keyed by its place
+/// among the call's questions.
+fn assert_asks(round: &serde_json::Value, n: u32) {
+    assert_eq!(round["resultType"], "input_required", "{round}");
+    let key = tests::wire::first_input_key(round);
+    assert_eq!(key, format!("elicitation-{n}"), "{round}");
+    let message = ["first question", "second question"][n as usize - 1];
+    assert_eq!(round["inputRequests"][&key]["params"]["message"], message);
+}
+
+/// How many times the survey tool ran.
+fn ran(runs: &std::sync::atomic::AtomicUsize) -> usize {
+    runs.load(std::sync::atomic::Ordering::SeqCst)
 }
 
 #[tokio::test]
@@ -712,108 +720,48 @@ async fn a_legacy_upstreams_call_waits_between_a_modern_callers_rounds_and_runs_
     let runs = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let key = mcp_framework::StateKey::new("k1", [7; 32]);
     let gateway = survey_gateway(survey_upstream(runs.clone()), &key).await;
-    let accept = |text: &str| json!({"action": "accept", "content": {"answer": text}});
 
     // The upstream asks, as a request to the gateway; the caller gets it as this call's
     // input request, keyed by its place among the call's questions.
-    let first = survey_round(&gateway, None, json!({})).await;
-    assert_eq!(first["resultType"], "input_required", "{first}");
-    assert_eq!(
-        asked(&first),
-        ("elicitation-1".into(), "first question".into())
-    );
+    let first = survey_round(&gateway, None).await;
+    assert_asks(&first, 1);
     // The retry answers it, and the same upstream run goes on to its second question.
-    let second = survey_round(
-        &gateway,
-        Some(&first["requestState"]),
-        json!({"elicitation-1": accept("one")}),
-    )
-    .await;
-    assert_eq!(
-        asked(&second),
-        ("elicitation-2".into(), "second question".into()),
-        "{second}"
-    );
-    let done = survey_round(
-        &gateway,
-        Some(&second["requestState"]),
-        json!({"elicitation-2": accept("two")}),
-    )
-    .await;
+    let second = survey_round(&gateway, Some((&first, 1, "one"))).await;
+    assert_asks(&second, 2);
+    let done = survey_round(&gateway, Some((&second, 2, "two"))).await;
     assert_eq!(
         done["content"][0]["text"], r#"run 1 on "gateways": "one", "two""#,
         "{done}"
     );
-    assert_eq!(
-        runs.load(std::sync::atomic::Ordering::SeqCst),
-        1,
-        "the upstream ran once"
-    );
+    assert_eq!(ran(&runs), 1, "the upstream ran once");
 
     // A retry that lands where nothing waits (another replica, sharing the state key) calls
     // the upstream again, and the answers its state carries answer the questions asked again.
     runs.store(0, std::sync::atomic::Ordering::SeqCst);
     let other = survey_gateway(survey_upstream(runs.clone()), &key).await;
-    let first = survey_round(&gateway, None, json!({})).await;
-    let second = survey_round(
-        &other,
-        Some(&first["requestState"]),
-        json!({"elicitation-1": accept("uno")}),
-    )
-    .await;
-    assert_eq!(
-        asked(&second),
-        ("elicitation-2".into(), "second question".into()),
-        "{second}"
-    );
-    let done = survey_round(
-        &other,
-        Some(&second["requestState"]),
-        json!({"elicitation-2": accept("dos")}),
-    )
-    .await;
+    let first = survey_round(&gateway, None).await;
+    let second = survey_round(&other, Some((&first, 1, "uno"))).await;
+    assert_asks(&second, 2);
+    let done = survey_round(&other, Some((&second, 2, "dos"))).await;
     assert_eq!(
         done["content"][0]["text"], r#"run 2 on "gateways": "uno", "dos""#,
         "{done}"
     );
     // One run started by the first round (still waiting at `gateway`), one at `other`.
-    assert_eq!(runs.load(std::sync::atomic::Ordering::SeqCst), 2);
+    assert_eq!(ran(&runs), 2);
 
     // A call that starts while another waits gives the waiting one up: with two in flight,
     // the upstream's questions could not be asked of anyone.
-    let mine = survey_round(&gateway, None, json!({})).await;
-    assert_eq!(
-        asked(&mine),
-        ("elicitation-1".into(), "first question".into()),
-        "{mine}"
-    );
-    assert_eq!(runs.load(std::sync::atomic::Ordering::SeqCst), 3);
-    let mine = survey_round(
-        &gateway,
-        Some(&mine["requestState"]),
-        json!({"elicitation-1": accept("mine")}),
-    )
-    .await;
-    assert_eq!(
-        asked(&mine),
-        ("elicitation-2".into(), "second question".into()),
-        "{mine}"
-    );
+    let mine = survey_round(&gateway, None).await;
+    assert_asks(&mine, 1);
+    assert_eq!(ran(&runs), 3);
+    let mine = survey_round(&gateway, Some((&mine, 1, "mine"))).await;
+    assert_asks(&mine, 2);
     // Another caller making the same call (anonymous too, so the same principal), answering
     // its first question otherwise, does not go on with the run that waits with "mine".
-    let theirs = survey_round(&other, None, json!({})).await;
-    let theirs = survey_round(
-        &other,
-        Some(&theirs["requestState"]),
-        json!({"elicitation-1": accept("theirs")}),
-    )
-    .await;
-    let theirs = survey_round(
-        &gateway,
-        Some(&theirs["requestState"]),
-        json!({"elicitation-2": accept("too")}),
-    )
-    .await;
+    let theirs = survey_round(&other, None).await;
+    let theirs = survey_round(&other, Some((&theirs, 1, "theirs"))).await;
+    let theirs = survey_round(&gateway, Some((&theirs, 2, "too"))).await;
     assert_eq!(
         theirs["content"][0]["text"], r#"run 5 on "gateways": "theirs", "too""#,
         "{theirs}"

@@ -408,11 +408,7 @@ impl Question {
 
     /// The prefix of the question's key (`elicitation-1`).
     pub(crate) fn kind(&self) -> &'static str {
-        match self.request {
-            InputRequest::Elicit(_) => "elicitation",
-            InputRequest::CreateMessage(_) => "sampling",
-            InputRequest::ListRoots(_) => "roots",
-        }
+        self.request.key_prefix()
     }
 
     pub(crate) fn digest(&self) -> String {

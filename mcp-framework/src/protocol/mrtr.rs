@@ -41,6 +41,15 @@ pub enum InputRequest {
 }
 
 impl InputRequest {
+    /// The prefix of a question's default key (`elicitation-1`, `sampling-2`, `roots-3`).
+    pub(crate) const fn key_prefix(&self) -> &'static str {
+        match self {
+            Self::Elicit(_) => "elicitation",
+            Self::CreateMessage(_) => "sampling",
+            Self::ListRoots(_) => "roots",
+        }
+    }
+
     /// The JSON-RPC method name.
     pub const fn method(&self) -> &'static str {
         match self {

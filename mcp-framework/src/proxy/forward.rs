@@ -179,11 +179,13 @@ pub(super) async fn drive(
     };
     loop {
         let forwarded = run.forwarded.as_mut().expect("held until the run ends");
-        let token = forwarded.token.clone();
         tokio::select! {
             biased;
             n = next(&mut notifications) => match n {
-                Ok(n) => forward_notification(&n, token.as_deref(), &traffic.callers, cx).await,
+                Ok(n) => {
+                    let token = forwarded.token.as_deref();
+                    forward_notification(&n, token, &traffic.callers, cx).await;
+                }
                 Err(broadcast::error::RecvError::Lagged(_)) => {}
                 Err(broadcast::error::RecvError::Closed) => notifications = None,
             },
@@ -196,7 +198,7 @@ pub(super) async fn drive(
                     let _ = reply.send(Err(ErrorObject::missing_capability(required)));
                     continue;
                 }
-                let question = format!("{}-{}", kind(&request), forwarded.asked);
+                let question = format!("{}-{}", request.key_prefix(), forwarded.asked);
                 let ask = cx.relay(request.clone()).key(question.clone());
                 // Held while the caller is asked: if this ends the caller's round, the
                 // request is parked with it (`Run`'s drop).
@@ -214,7 +216,8 @@ pub(super) async fn drive(
             outcome = &mut forwarded.request => {
                 // What came before the answer, still unread, goes first.
                 while let Some(Ok(n)) = notifications.as_mut().map(broadcast::Receiver::try_recv) {
-                    forward_notification(&n, token.as_deref(), &traffic.callers, cx).await;
+                    let token = forwarded.token.as_deref();
+                    forward_notification(&n, token, &traffic.callers, cx).await;
                 }
                 return outcome;
             }
@@ -232,15 +235,6 @@ async fn next(
     match notifications {
         Some(receiver) => receiver.recv().await,
         None => std::future::pending().await,
-    }
-}
-
-/// The prefix of a question's key (as the handlers' own questions are keyed).
-fn kind(request: &InputRequest) -> &'static str {
-    match request {
-        InputRequest::Elicit(_) => "elicitation",
-        InputRequest::CreateMessage(_) => "sampling",
-        InputRequest::ListRoots(_) => "roots",
     }
 }
 
