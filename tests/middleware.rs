@@ -69,6 +69,19 @@ async fn slow(#[ctx] seen: State<Arc<Seen>>, cx: Context) -> &'static str {
     "woke up"
 }
 
+/// Sleeps for 10 s (no timeout of its own); a task it spawns records the cancellation.
+#[tool(register = false)]
+async fn watched_nap(#[ctx] seen: State<Arc<Seen>>, cx: Context) -> &'static str {
+    let seen = seen.0.clone();
+    tokio::spawn(async move {
+        cx.cancelled().await;
+        seen.cancelled.fetch_add(1, Ordering::SeqCst);
+        seen.notify.notify_waiters();
+    });
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    "woke up"
+}
+
 /// Sleeps for 2 s (no timeout of its own).
 #[tool(register = false)]
 async fn nap() -> &'static str {
@@ -431,6 +444,59 @@ async fn a_client_cancellation_reaches_a_handler_a_layer_runs_elsewhere() {
     assert!(
         heard.is_ok() && seen.cancelled.load(Ordering::SeqCst) == 1,
         "the handler never saw the client's cancellation"
+    );
+}
+
+/// A layer that gives up on the handler after 100 ms, then takes 200 ms more to answer
+/// with a fallback of its own.
+fn give_up_then_fall_back() -> middleware::FromFnLayer<Check> {
+    fn layer(call: Call, next: Next) -> BoxFuture<Result<CallOutput, BoxError>> {
+        Box::pin(async move {
+            if let Ok(done) = tokio::time::timeout(Duration::from_millis(100), next.run(call)).await
+            {
+                return done;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            Ok(CallOutput::Tool(CallToolResult {
+                content: vec![Content::text("fallback")],
+                ..CallToolResult::default()
+            }))
+        })
+    }
+    middleware::from_fn(layer as Check)
+}
+
+#[tokio::test]
+async fn a_layer_that_stops_the_handler_still_answers_after_it() {
+    // The handler's context is cancelled when the layer drops it, and the layer's own
+    // answer, which comes later, is still the call's: that cancellation is not the
+    // client's.
+    let seen = Arc::new(Seen::default());
+    let server = Server::builder()
+        .tools(tools![watched_nap])
+        .state(seen.clone())
+        .layer(give_up_then_fall_back())
+        .build()
+        .unwrap();
+    let mut p = Piped::serve(&server);
+    let started = Instant::now();
+    p.send(&call(41, "watched_nap", json!({}))).await;
+    let answer = tokio::time::timeout(Duration::from_secs(5), p.next())
+        .await
+        .expect("the layer's answer");
+    assert_eq!(answer["id"], 41, "{answer}");
+    assert_eq!(
+        answer["result"]["content"][0]["text"], "fallback",
+        "{answer}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "the call waited for the nap"
+    );
+    assert_eq!(
+        seen.cancelled.load(Ordering::SeqCst),
+        1,
+        "what the handler spawned saw no cancellation"
     );
 }
 

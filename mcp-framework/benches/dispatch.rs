@@ -7,8 +7,13 @@
 //! 102 tools under the standard and the portable schema profiles (the cost of shaping).
 //!
 //! `cargo bench -p mcp-framework --bench dispatch`
+//!
+//! With `DISPATCH_CALLS=N` (and `DISPATCH_LAYERED=1` for the pass-through layer) the
+//! binary makes exactly `N` `tools/call add` calls and exits, for instruction counts:
+//! run it under `valgrind --tool=callgrind` at two counts; the difference divided by the
+//! difference of the counts is one call's instructions, set-up cancelled out.
 
-use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, criterion_group};
 use mcp_framework::middleware::Call;
 use mcp_framework::protocol::TextResourceContents;
 use mcp_framework::{
@@ -258,4 +263,32 @@ fn events(c: &mut Criterion, rt: &tokio::runtime::Runtime) {
 }
 
 criterion_group!(benches, bench);
-criterion_main!(benches);
+
+fn main() {
+    if let Some(n) = std::env::var("DISPATCH_CALLS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+    {
+        calls(n, std::env::var_os("DISPATCH_LAYERED").is_some());
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}
+
+/// `n` calls of `tools/call add`, no layer or one pass-through layer.
+fn calls(n: u64, layered: bool) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let mut builder = builder();
+    if layered {
+        builder = builder.layer(tower::layer::layer_fn(Forward));
+    }
+    let server = builder.build().expect("builds");
+    for _ in 0..n {
+        let out = rt.block_on(server.handle_message(std::hint::black_box(CALL)));
+        assert!(out.is_some());
+    }
+}

@@ -133,8 +133,9 @@ pub(crate) struct ContextInner {
     pub(crate) meta: Option<Box<RawValue>>,
     pub(crate) progress_token: Option<ProgressToken>,
     pub(crate) log: LogGate,
-    /// Cancelled when the client cancels the request or, under middleware, when a layer
-    /// drops the handler before it finishes.
+    /// The request's: cancelled when the client cancels the request or, under
+    /// middleware, when a layer drops the handler before it finishes (then `dropped` is
+    /// set first).
     pub(crate) cancel: CancellationToken,
     pub(crate) sink: Option<Sink>,
     pub(crate) asker: Asker,
@@ -146,6 +147,9 @@ pub(crate) struct ContextInner {
     pub(crate) suspension: Suspension,
     /// Why the handler was stopped, when it was stopped by an error.
     pub(crate) fatal: Mutex<Option<ErrorObject>>,
+    /// Set when a middleware layer dropped the handler before it ended (a timeout): the
+    /// token's cancellation is then not the client's, and the call is still answered.
+    pub(crate) dropped: AtomicBool,
     /// The task this call is or may become (the Tasks extension).
     pub(crate) task: Option<Arc<TaskSlot>>,
 }

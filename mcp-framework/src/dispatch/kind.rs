@@ -79,12 +79,12 @@ pub(super) trait Kind: Send + Sync + 'static {
 
 /// The innermost step of a call: the arguments checked, then the handler (see the module
 /// documentation). Not boxed: a call without layers awaits it in place.
-pub(super) fn innermost<K: Kind>(
+pub(super) fn innermost<'a, K: Kind>(
     item: &K,
-    cx: Context,
+    cx: &'a Context,
     name: Arc<str>,
     arguments: Value,
-) -> impl Future<Output = Result<CallOutput, BoxError>> + Send + use<K> {
+) -> impl Future<Output = Result<CallOutput, BoxError>> + Send + use<'a, K> {
     let handler = match item.refuse(&arguments) {
         Some(answer) => Err(answer),
         None => Ok(item.handler(cx.clone(), &name, arguments)),
@@ -94,7 +94,7 @@ pub(super) fn innermost<K: Kind>(
             Ok(fut) => fut,
             Err(answer) => return answer,
         };
-        let fut = as_handler(&cx, K::METHOD, &name, AssertUnwindSafe(fut).catch_unwind());
+        let fut = as_handler(cx, K::METHOD, &name, AssertUnwindSafe(fut).catch_unwind());
         let out = tokio::select! {
             biased;
             out = fut => match out {
@@ -124,16 +124,17 @@ impl<K: Kind> Item for K {
     }
 
     fn run(
-        &self,
+        self: Arc<Self>,
         cx: Context,
         name: Arc<str>,
         arguments: Value,
     ) -> BoxFuture<Result<CallOutput, BoxError>> {
-        // A layer that drops the handler before it ends (a timeout) cancels its context.
-        let dropped = CancelOnDrop(Some(cx.clone()));
-        let step = innermost(self, cx, name, arguments);
+        // The step is made inside the box, where it runs: made outside, its future would
+        // be copied into the box, then again into its place there.
         Box::pin(async move {
-            let out = step.await;
+            // A layer that drops the handler before it ends (a timeout) cancels its context.
+            let dropped = CancelOnDrop(Some(&cx));
+            let out = innermost(&*self, &cx, name, arguments).await;
             dropped.disarm();
             out
         })
@@ -141,20 +142,23 @@ impl<K: Kind> Item for K {
 }
 
 /// Cancels a handler's context when dropped holding it: the handler was dropped before
-/// it ended. (A context is one reference count to hold, where a clone of its token takes
-/// the token's lock twice.)
-struct CancelOnDrop(Option<Context>);
+/// it ended, by a layer (a timeout), which the context records first so that the
+/// cancellation is not taken for the client's.
+struct CancelOnDrop<'a>(Option<&'a Context>);
 
-impl CancelOnDrop {
+impl CancelOnDrop<'_> {
     /// The handler ended.
     fn disarm(mut self) {
         self.0 = None;
     }
 }
 
-impl Drop for CancelOnDrop {
+impl Drop for CancelOnDrop<'_> {
     fn drop(&mut self) {
         if let Some(cx) = self.0.take() {
+            cx.inner
+                .dropped
+                .store(true, std::sync::atomic::Ordering::Release);
             cx.inner.cancel.cancel();
         }
     }

@@ -46,18 +46,18 @@ pub(super) fn run<K: Kind>(
         retry,
         sent,
     };
-    let prepared = prepare(server, id, era, carrier, invocation, layered, task);
+    let prepared = prepare(server, id, era, carrier, invocation, task);
     async move {
         let prepared = match prepared {
             Ok(p) => p,
             Err(e) => return Reply::error(e),
         };
-        let cx = prepared.cx.clone();
         let answer = if layered {
+            let cx = prepared.cx.clone();
             let call = Call::new(K::METHOD, name.clone(), arguments, cx, item.clone());
             Either::Left(middleware::serve(server.middleware.as_ref(), call))
         } else {
-            Either::Right(innermost(&*item, cx, name.clone(), arguments))
+            Either::Right(innermost(&*item, &prepared.cx, name.clone(), arguments))
         };
         let finishing = Finishing {
             version,

@@ -6,11 +6,11 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use futures_util::FutureExt as _;
 
-use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
 
 use super::carrier::Carrier;
@@ -40,34 +40,20 @@ pub(super) struct Invocation {
 /// state is bound to (MRTR).
 pub(super) struct Prepared {
     pub(super) cx: Context,
-    /// Under middleware, the request's own cancellation: the context's token is its child,
-    /// also cancelled when a layer drops the handler (a timeout), which must not silence the
-    /// reply the way a cancelled request is silenced.
-    request_cancel: Option<CancellationToken>,
     sent: Option<Sent>,
     method: Method,
     name: Arc<str>,
 }
 
-impl Prepared {
-    /// The token whose cancellation means: send nothing.
-    fn request_cancel(&self) -> &CancellationToken {
-        self.request_cancel
-            .as_ref()
-            .unwrap_or(&self.cx.inner.cancel)
-    }
-}
-
 /// Builds the handler's context: MRTR rounds on modern requests (the state opened and
 /// checked against this request), the session on legacy ones, nothing to ask otherwise.
-/// `layered`: the call runs through middleware; `task`: the task it is or may become.
+/// `task`: the task it is or may become.
 pub(super) fn prepare(
     server: &Arc<ServerInner>,
     id: RequestId,
     era: Era,
-    mut carrier: Carrier,
+    carrier: Carrier,
     call: Invocation,
-    layered: bool,
     task: Option<Arc<TaskSlot>>,
 ) -> Result<Prepared, ErrorObject> {
     let (asker, sent) = if let Some(session) = &era.session {
@@ -90,20 +76,9 @@ pub(super) fn prepare(
     } else {
         (Asker::None, None)
     };
-    // Under layers the handler has a token of its own (a layer that drops the handler, a
-    // timeout, cancels it without cancelling the request), and the request's stays here:
-    // `execute` hands the request's cancellation on to it. (Not a child token: one costs
-    // two locks of the request's token per call, a third of what a layer costs.)
-    let request_cancel = layered.then(|| {
-        std::mem::replace(
-            &mut carrier.cancel,
-            tokio_util::sync::CancellationToken::new(),
-        )
-    });
     let cx = context(server, id, era, carrier, asker, task);
     Ok(Prepared {
         cx,
-        request_cancel,
         sent,
         method: call.method,
         name: call.name,
@@ -137,6 +112,7 @@ pub(super) fn context(
         close_stream: carrier.close_stream,
         suspension: Suspension::default(),
         fatal: Mutex::new(None),
+        dropped: AtomicBool::new(false),
         task,
     })
 }
@@ -166,35 +142,40 @@ pub(super) fn as_handler<F: Future>(
 ///
 /// The innermost step answers a handler's questions (MRTR) and its fatal errors itself,
 /// as an output: the reply for them comes from [`read`].
+///
+/// The handler's token is the request's. A layer that drops the handler before it ends
+/// (a timeout) cancels it too, so that what the handler spawned stops, and marks the
+/// context: that cancellation is not the client's, and the layer's answer is still sent.
 pub(super) async fn execute<T, F: Future<Output = T>>(
     prepared: &Prepared,
     fut: Pin<&mut F>,
 ) -> Result<T, Reply> {
-    let cancel = prepared.request_cancel();
+    let inner = &prepared.cx.inner;
+    let dropped = || inner.dropped.load(Ordering::Acquire);
+    let mut fut = AssertUnwindSafe(fut).catch_unwind();
     let ran = tokio::select! {
         biased;
-        out = AssertUnwindSafe(fut).catch_unwind() => out.map_err(|payload| {
-            Reply::error(handler_panicked(
-                prepared.method.kind(),
-                &prepared.name,
-                &panic_message(&*payload),
-            ))
-        }),
-        () = cancel.cancelled() => Err(Reply::Cancelled),
+        out = &mut fut => out,
+        () = inner.cancel.cancelled() => {
+            if !dropped() {
+                return Err(Reply::Cancelled);
+            }
+            fut.await
+        }
     };
-    if prepared.request_cancel.is_some() && cancel.is_cancelled() {
-        // The handler's own token (under layers), for whatever still runs with it: what
-        // it spawned, or the handler itself if a layer runs it elsewhere.
-        prepared.cx.inner.cancel.cancel();
-    }
     // A handler that watches its own cancellation may finish with a value: a cancelled
     // request still gets no response (the receiver of `notifications/cancelled` SHOULD
     // not send one), on every transport.
-    if cancel.is_cancelled() {
-        Err(Reply::Cancelled)
-    } else {
-        ran
+    if inner.cancel.is_cancelled() && !dropped() {
+        return Err(Reply::Cancelled);
     }
+    ran.map_err(|payload| {
+        Reply::error(handler_panicked(
+            prepared.method.kind(),
+            &prepared.name,
+            &panic_message(&*payload),
+        ))
+    })
 }
 
 /// The error a panic is answered with (and logged).

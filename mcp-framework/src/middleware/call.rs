@@ -24,7 +24,7 @@ pub(crate) trait Item: Send + Sync + 'static {
 
     /// Runs the handler for `name` with `arguments` (checking them first).
     fn run(
-        &self,
+        self: Arc<Self>,
         cx: Context,
         name: Arc<str>,
         arguments: Value,
