@@ -129,8 +129,8 @@ impl<K: Kind> Item for K {
         name: Arc<str>,
         arguments: Value,
     ) -> BoxFuture<Result<CallOutput, BoxError>> {
-        // The step is made inside the box, where it runs: made outside, its future would
-        // be copied into the box, then again into its place there.
+        // The step is made inside the box: it borrows the context the box owns, as does
+        // the guard that cancels that context when a layer drops the step.
         Box::pin(async move {
             // A layer that drops the handler before it ends (a timeout) cancels its context.
             let dropped = CancelOnDrop(Some(&cx));
