@@ -40,8 +40,8 @@ pub mod keys {
 pub type ProgressToken = RequestId;
 
 /// The `_meta` fields this crate reads from a request. The parsed capabilities and client
-/// information are shared (the request's context holds them): each is parsed into its
-/// `Arc` at once, not into a `Box` that is then copied into one.
+/// information are shared (the request's context holds them), and parsed once per thread
+/// while a client keeps sending the same text (see [`Memo`]).
 #[derive(Debug, Default, Deserialize)]
 pub(crate) struct RequestMeta {
     #[serde(rename = "io.modelcontextprotocol/protocolVersion", default)]
@@ -117,13 +117,67 @@ impl<'de> Deserialize<'de> for RequestedVersion {
     }
 }
 
-/// An optional value parsed straight into an `Arc`.
+/// An optional value parsed into an `Arc`, through the thread's memo of its type: a
+/// client sends the same capabilities and client information with every request, and a
+/// request whose text is the one the thread parsed last shares that value instead of
+/// parsing and allocating it again.
 fn shared<'de, D, T>(d: D) -> Result<Option<Arc<T>>, D::Error>
 where
     D: Deserializer<'de>,
-    T: Deserialize<'de>,
+    T: Memo,
 {
-    Option::<T>::deserialize(d).map(|v| v.map(Arc::new))
+    let Some(raw) = Option::<&'de RawValue>::deserialize(d)? else {
+        return Ok(None);
+    };
+    T::memo(raw.get()).map(Some).map_err(de::Error::custom)
+}
+
+/// The longest text a memo keeps: longer ones are parsed every time.
+const MEMO_MAX: usize = 4096;
+
+/// A type parsed through a per-thread memo of the last text it was parsed from.
+trait Memo: de::DeserializeOwned + Sized + 'static {
+    /// The value `text` parses to: the thread's last one if `text` is the same.
+    fn memo(text: &str) -> Result<Arc<Self>, serde_json::Error>;
+}
+
+/// The memo of one type: the last text (at most [`MEMO_MAX`] bytes) and its value.
+type Slot<T> = std::cell::RefCell<Option<(Box<str>, Arc<T>)>>;
+
+/// Parses `text` through `slot` (see [`Memo`]).
+fn through<T: de::DeserializeOwned>(
+    slot: &'static std::thread::LocalKey<Slot<T>>,
+    text: &str,
+) -> Result<Arc<T>, serde_json::Error> {
+    let hit = slot.with_borrow(|last| match last {
+        Some((key, value)) if **key == *text => Some(value.clone()),
+        _ => None,
+    });
+    if let Some(value) = hit {
+        return Ok(value);
+    }
+    let value = Arc::new(serde_json::from_str::<T>(text)?);
+    if text.len() <= MEMO_MAX {
+        slot.set(Some((text.into(), value.clone())));
+    }
+    Ok(value)
+}
+
+thread_local! {
+    static CAPABILITIES: Slot<ClientCapabilities> = const { std::cell::RefCell::new(None) };
+    static CLIENT_INFO: Slot<Implementation> = const { std::cell::RefCell::new(None) };
+}
+
+impl Memo for ClientCapabilities {
+    fn memo(text: &str) -> Result<Arc<Self>, serde_json::Error> {
+        through(&CAPABILITIES, text)
+    }
+}
+
+impl Memo for Implementation {
+    fn memo(text: &str) -> Result<Arc<Self>, serde_json::Error> {
+        through(&CLIENT_INFO, text)
+    }
 }
 
 /// What one pass over a request's params reads: `_meta`, and the members later steps
@@ -286,6 +340,47 @@ pub(crate) fn read_request_head(params: Option<&RawValue>) -> Result<Head, Error
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn caps_of(meta: &str) -> Result<Option<Arc<ClientCapabilities>>, ErrorObject> {
+        let params: Box<RawValue> =
+            serde_json::from_str(&format!(r#"{{"_meta":{meta}}}"#)).unwrap();
+        read_request_meta(Some(&params)).map(|(meta, _)| meta.client_capabilities)
+    }
+
+    #[test]
+    fn the_same_capabilities_text_is_parsed_once_per_thread() {
+        let key = keys::CLIENT_CAPABILITIES;
+        let a = caps_of(&format!(r#"{{"{key}":{{"sampling":{{}}}}}}"#))
+            .unwrap()
+            .unwrap();
+        let b = caps_of(&format!(r#"{{"{key}":{{"sampling":{{}}}}}}"#))
+            .unwrap()
+            .unwrap();
+        assert!(Arc::ptr_eq(&a, &b), "parsed again");
+        assert!(b.sampling.is_some());
+        // Other text, another value, which is then the one remembered.
+        let c = caps_of(&format!(r#"{{"{key}":{{}}}}"#)).unwrap().unwrap();
+        assert!(!Arc::ptr_eq(&a, &c) && c.sampling.is_none());
+        let d = caps_of(&format!(r#"{{"{key}":{{}}}}"#)).unwrap().unwrap();
+        assert!(Arc::ptr_eq(&c, &d));
+        // Text longer than the memo keeps is parsed each time, and not remembered.
+        let pad = "x".repeat(MEMO_MAX);
+        let long = format!(r#"{{"{key}":{{"experimental":{{"pad":"{pad}"}}}}}}"#);
+        let e = caps_of(&long).unwrap().unwrap();
+        let f = caps_of(&long).unwrap().unwrap();
+        assert!(!Arc::ptr_eq(&e, &f));
+        let g = caps_of(&format!(r#"{{"{key}":{{}}}}"#)).unwrap().unwrap();
+        assert!(Arc::ptr_eq(&c, &g), "the long text replaced the memo");
+        // Absent or null: none; the wrong shape: the request's error, as before.
+        assert!(caps_of("{}").unwrap().is_none());
+        assert!(caps_of(&format!(r#"{{"{key}":null}}"#)).unwrap().is_none());
+        let e = caps_of(&format!(r#"{{"{key}":{{"sampling":5}}}}"#)).unwrap_err();
+        assert!(
+            e.message.starts_with("Invalid _meta: invalid type"),
+            "{}",
+            e.message
+        );
+    }
 
     #[test]
     fn a_string_member_is_borrowed_unless_escaped() {
