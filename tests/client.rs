@@ -224,6 +224,45 @@ async fn http_legacy_keeps_a_session_and_hears_changes_on_its_get_stream() {
 }
 
 #[tokio::test]
+async fn a_legacy_session_the_server_forgot_closes_the_client() {
+    // The server restarts on the same port: the session is gone (404 to its requests and
+    // its GET stream). The client must say so and close, for its owner to connect again,
+    // not keep sending a dead session.
+    let port = tests::free_port();
+    let (mut server, running) = tests::everything_on(port, &[]).await;
+    let client = answering_client()
+        .legacy(ProtocolVersion::V2025_11_25)
+        .connect_http(&running.url)
+        .await
+        .unwrap();
+    let sum = client
+        .call_tool("add", json!({"a": 1, "b": 2}))
+        .await
+        .unwrap();
+    assert_eq!(sum.structured_content, Some(json!({"sum": 3.0})));
+    server.kill().await.unwrap();
+    let (_server, _) = tests::everything_on(port, &[]).await;
+    match client.call_tool("add", json!({"a": 1, "b": 2})).await {
+        Err(ClientError::SessionEnded | ClientError::Closed) => {}
+        other => panic!("expected the session to have ended, got {other:?}"),
+    }
+    tokio::time::timeout(Duration::from_secs(15), client.closed())
+        .await
+        .expect("the client closes once its session is gone");
+    // A new connection gets a new session.
+    let again = answering_client()
+        .legacy(ProtocolVersion::V2025_11_25)
+        .connect_http(&running.url)
+        .await
+        .unwrap();
+    let sum = again
+        .call_tool("add", json!({"a": 2, "b": 2}))
+        .await
+        .unwrap();
+    assert_eq!(sum.structured_content, Some(json!({"sum": 4.0})));
+}
+
+#[tokio::test]
 async fn http_listen_streams_changes_and_a_closed_stream_cancels_a_call() {
     let (_child, running) = tests::everything(&[]).await;
     let client = answering_client().connect_http(&running.url).await.unwrap();

@@ -3,7 +3,9 @@
 //! legacy era only) and the official time server (`mcp-server-time`, Python SDK, modern
 //! only), all behind one Streamable HTTP endpoint, reached by this crate's client in both
 //! eras. Then what happens when an upstream dies: its items answer "unavailable", it is
-//! started again and serves again. The Node and Python servers are installed by
+//! started again and serves again; an HTTP upstream restarted where it was (a legacy one
+//! forgetting the gateway's session, a modern one breaking its listen stream) is
+//! followed again. The Node and Python servers are installed by
 //! `scripts/interop-setup` (scripts/test-all runs it).
 
 use std::process::Stdio;
@@ -224,6 +226,41 @@ async fn an_http_upstream_is_served_like_a_local_one() {
 }
 
 #[tokio::test]
+async fn a_modern_http_upstream_that_restarts_is_followed_again() {
+    // Its listen stream breaks with it: the gateway opens it again once the upstream is
+    // back (and lists it again), so a change made after the restart still reaches the
+    // gateway's callers.
+    let port = tests::free_port();
+    let (mut upstream, _) = tests::everything_on(port, &[]).await;
+    let (_gateway, url) = gateway(&[format!("remote=http://127.0.0.1:{port}/mcp")]).await;
+    let client = Client::builder().connect_http(&url).await.unwrap();
+    let sum = client
+        .call_tool("remote_add", json!({"a": 1, "b": 1}))
+        .await
+        .unwrap();
+    assert_eq!(sum.structured_content, Some(json!({"sum": 2.0})));
+    upstream.kill().await.unwrap();
+    let (_upstream, _) = tests::everything_on(port, &[]).await;
+    client
+        .call_tool("remote_toggle_extra_tool", json!({}))
+        .await
+        .unwrap();
+    let mut listed = false;
+    for _ in 0..100 {
+        let tools = client.list_tools().await.unwrap();
+        if tools.iter().any(|t| t.name == "remote_extra_tool") {
+            listed = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        listed,
+        "the upstream's change after its restart was not heard"
+    );
+}
+
+#[tokio::test]
 async fn upstream_list_changes_become_the_gateways() {
     let (_gateway, url) = gateway(&[everything_upstream("ev")]).await;
     let client = Client::builder().connect_http(&url).await.unwrap();
@@ -347,6 +384,66 @@ async fn a_dead_upstream_answers_unavailable_then_is_started_again() {
     let restarted = children(gateway.id().unwrap());
     assert_eq!(restarted.len(), 1);
     assert_ne!(restarted, upstream, "a new process");
+}
+
+/// The TypeScript reference server over Streamable HTTP (legacy era only, sessions) on
+/// `port`; returns once it answers.
+async fn reference_http(port: u16) -> Child {
+    let child = Command::new(interop_installed("INTEROP_NODE"))
+        .args([
+            &interop_installed("INTEROP_SERVER_EVERYTHING"),
+            "streamableHttp",
+        ])
+        .env("PORT", port.to_string())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn the reference server");
+    listening(([127, 0, 0, 1], port).into()).await;
+    child
+}
+
+#[tokio::test]
+async fn an_http_upstream_that_restarts_is_served_again_in_a_new_session() {
+    // A legacy HTTP server forgets its sessions when it restarts: the gateway must notice
+    // (its session stream refused) and start a new session, not answer with the dead one
+    // forever.
+    let port = free_port();
+    let mut reference = reference_http(port).await;
+    let (_gateway, url) = gateway(&[format!("ref=http://127.0.0.1:{port}/mcp")]).await;
+    let client = Client::builder().connect_http(&url).await.unwrap();
+    let echo = |text: &'static str| {
+        let client = client.clone();
+        async move { client.call_tool("ref_echo", json!({"message": text})).await }
+    };
+    let first = echo("before").await.unwrap();
+    assert_eq!(first.content[0].as_text(), Some("Echo: before"));
+
+    reference.kill().await.unwrap();
+    let _reference = reference_http(port).await;
+    let mut served_again = false;
+    for _ in 0..150 {
+        match echo("after").await {
+            Ok(reply) => {
+                assert_eq!(reply.content[0].as_text(), Some("Echo: after"));
+                served_again = true;
+                break;
+            }
+            // Meanwhile an error, at once: the gateway's while it connects again, or the
+            // upstream's own refusal of the old session (the TypeScript server answers
+            // its requests 400 with their id, which the gateway relays as it is).
+            Err(ClientError::Rpc(e)) => {
+                assert!(
+                    e.message.contains("upstream `ref`") || e.message.contains("session"),
+                    "{e:?}"
+                );
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(other) => panic!("{other:?}"),
+        }
+    }
+    assert!(served_again, "the restarted upstream was not served again");
 }
 
 #[tokio::test]

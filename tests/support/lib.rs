@@ -185,7 +185,11 @@ mod guide {
 /// `everything http --bind 127.0.0.1:<free port> <options>` (the example binary), killed
 /// when the child is dropped; returns once it answers.
 pub async fn everything(options: &[&str]) -> (tokio::process::Child, wire::Running) {
-    let port = free_port();
+    everything_on(free_port(), options).await
+}
+
+/// [`everything`] on the port `port` (to start it again where it was).
+pub async fn everything_on(port: u16, options: &[&str]) -> (tokio::process::Child, wire::Running) {
     let child = tokio::process::Command::new(example_binary("everything"))
         .args(["http", "--bind", &format!("127.0.0.1:{port}")])
         .args(options)

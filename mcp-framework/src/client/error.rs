@@ -1,5 +1,5 @@
 //! `ClientError`: what a client call fails with (the server's JSON-RPC error, a server that
-//! could not be started or reached, an HTTP refusal, a closed connection, a timeout, a
+//! could not be started or reached, an HTTP refusal, a closed connection or session, a timeout, a
 //! cancelled request, no protocol version in common, a result of the wrong shape).
 
 use serde::de::DeserializeOwned;
@@ -41,6 +41,10 @@ pub enum ClientError {
     /// The connection closed.
     #[error("the connection to the server closed")]
     Closed,
+    /// The server no longer knows this client's legacy session (it ended it, or it
+    /// restarted): the connection is closed; connect again for a new session.
+    #[error("the server ended the session: connect again for a new one")]
+    SessionEnded,
     /// The server did not answer within the timeout.
     #[error("the server did not answer in time")]
     Timeout,

@@ -2,9 +2,12 @@
 //! behind a swap: a forwarded request takes the current one, or fails at once with a
 //! clear error while there is none. A task follows the upstream: its list changes
 //! (`subscriptions/listen` of a modern upstream, the notifications of a legacy one)
-//! replace its items in one catalog change; when it dies (a stdio process exited) its
-//! items stay and answer "unavailable" while it is started again with backoff (0.1 s
-//! doubling to 10 s), then relisted. The task holds the server weakly and ends with it.
+//! replace its items in one catalog change; when it dies (a stdio process exited, or an
+//! HTTP upstream no longer knows the legacy session it was spoken to in: it restarted)
+//! its items stay and answer "unavailable" while it is connected again with backoff (0.1 s
+//! doubling to 10 s), then relisted. A modern upstream's listen that breaks is opened
+//! again each second until it can be, then the upstream relisted. The task holds the
+//! server weakly and ends with it.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -132,6 +135,7 @@ impl Link {
         rebuild: Rebuild,
     ) {
         let mut backoff = Duration::from_millis(100);
+        let mut relist = false;
         loop {
             let Some(client) = self.current.load_full() else {
                 // Down: start it again.
@@ -158,6 +162,10 @@ impl Link {
                 continue;
             };
             let mut changes = Changes::open(&client, &self.name, &names).await;
+            if std::mem::take(&mut relist) && changes.is_live() {
+                // A listen opened again: what changed while it was closed was not heard.
+                self.resync(&server, &mut names, rebuild, Kinds::ALL).await;
+            }
             loop {
                 tokio::select! {
                     () = client.closed() => {
@@ -166,8 +174,12 @@ impl Link {
                         break;
                     }
                     changed = changes.next() => match changed {
-                        // The listen ended (a modern upstream closed it): open it again.
-                        None => break,
+                        // The listen ended (a modern upstream closed it, or it could
+                        // not be reached): open it again.
+                        None => {
+                            relist = true;
+                            break;
+                        }
                         Some(Change::Lists(kinds)) => {
                             self.resync(&server, &mut names, rebuild, kinds).await;
                             if kinds.resources {
@@ -317,12 +329,19 @@ enum Change {
 /// The most resources of one upstream whose updates are followed (a listen filter's cap).
 const MAX_FOLLOWED: usize = 1024;
 
+/// How long before a listen that could not be opened is tried again.
+const RELISTEN: Duration = Duration::from_secs(1);
+
 /// The upstream's changes: a listen stream (modern) or its notifications (legacy), with the
 /// updates of every resource it serves when it offers subscriptions.
 enum Changes {
     Listen(Subscription),
     Notifications(tokio::sync::broadcast::Receiver<Value>),
+    /// It offers none (it refused the listen).
     None,
+    /// The listen could not be opened (an HTTP upstream down): tried again after
+    /// [`RELISTEN`].
+    Unreachable,
 }
 
 impl Changes {
@@ -377,11 +396,18 @@ impl Changes {
                 // The acknowledgement (or the refusal, which ends it).
                 match listen.next().await {
                     Some(first) if first.get("error").is_none() => Self::Listen(listen),
-                    _ => Self::None,
+                    Some(_) => Self::None,
+                    None => Self::Unreachable,
                 }
             }
-            Err(_) => Self::None,
+            Err(ClientError::Rpc(_)) => Self::None,
+            Err(_) => Self::Unreachable,
         }
+    }
+
+    /// Whether changes are heard (a listen or a legacy session's notifications).
+    fn is_live(&self) -> bool {
+        matches!(self, Self::Listen(_) | Self::Notifications(_))
     }
 
     /// Waits for the next change, or `None` when no more can come.
@@ -403,6 +429,10 @@ impl Changes {
                     }
                 },
                 Self::None => return std::future::pending().await,
+                Self::Unreachable => {
+                    tokio::time::sleep(RELISTEN).await;
+                    return None;
+                }
             };
             let method = msg["method"].as_str().unwrap_or_default();
             if method == "notifications/resources/updated"

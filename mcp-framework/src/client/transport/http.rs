@@ -53,19 +53,21 @@ const MAX_RESUMES: u32 = 5;
 const MAX_RETRY: std::time::Duration = std::time::Duration::from_secs(10);
 
 impl Resume {
-    /// `GET` the session's stream after `last_event_id`.
+    /// `GET` the session's stream, after `last_event_id` when there is one.
     async fn get(
         &self,
         state: &State,
         version: ProtocolVersion,
-        last_event_id: &str,
-    ) -> Option<reqwest::Response> {
+        last_event_id: Option<&str>,
+    ) -> Result<reqwest::Response, Unresumed> {
         let mut get = self
             .client
             .get(self.url.clone())
             .header(ACCEPT, "text/event-stream")
-            .header("MCP-Protocol-Version", version.as_str())
-            .header("Last-Event-ID", last_event_id);
+            .header("MCP-Protocol-Version", version.as_str());
+        if let Some(last) = last_event_id {
+            get = get.header("Last-Event-ID", last);
+        }
         if let Some(session) = state.session.lock().expect("session").clone() {
             get = get.header("Mcp-Session-Id", session);
         }
@@ -73,10 +75,29 @@ impl Resume {
             get = get.bearer_auth(token);
         }
         match get.send().await {
-            Ok(r) if r.status().is_success() && is_sse(r.headers()) => Some(r),
-            _ => None,
+            Ok(r) if r.status().is_success() && is_sse(r.headers()) => Ok(r),
+            Ok(r) if session_unknown(r.status()) => Err(Unresumed::SessionEnded),
+            Ok(_) => Err(Unresumed::Refused),
+            Err(_) => Err(Unresumed::Unreachable),
         }
     }
+}
+
+/// Why a session's stream was not taken up again.
+enum Unresumed {
+    /// The server no longer knows the session (it ended it, or restarted).
+    SessionEnded,
+    /// The server answered with something other than the stream.
+    Refused,
+    /// The server could not be reached.
+    Unreachable,
+}
+
+/// Whether a refused GET of the session's stream says the server no longer knows the
+/// session: `404` as the specification has it, or `400` as some servers answer an unknown
+/// session id (the TypeScript SDK's examples among them).
+fn session_unknown(status: reqwest::StatusCode) -> bool {
+    status == reqwest::StatusCode::NOT_FOUND || status == reqwest::StatusCode::BAD_REQUEST
 }
 
 /// What an endpoint's requests learn and hold while they run.
@@ -163,7 +184,7 @@ impl Http {
         if response.status().is_success() {
             Ok(())
         } else {
-            Err(refusal(response).await)
+            Err(refusal(response, None).await.0)
         }
     }
 
@@ -370,8 +391,16 @@ async fn answer(
         *state.session.lock().expect("session") = Some(session.clone());
     }
     if !response.status().is_success() {
-        // A JSON-RPC error in the body is the server's answer (404 -32601, 400 -32022…).
-        let refusal = refusal(response).await;
+        // A JSON-RPC error in the body is the server's answer (404 -32601, 400 -32022…);
+        // a 404 that answers no request is a legacy session the server no longer knows.
+        let gone = response.status() == reqwest::StatusCode::NOT_FOUND
+            && conn.legacy().is_some()
+            && method != "initialize"
+            && state.session.lock().expect("session").is_some();
+        let (refusal, answers) = refusal(response, Some(id)).await;
+        if gone && !answers {
+            return session_ended(conn, state, Some(id));
+        }
         conn.fail(id, refusal);
         return;
     }
@@ -463,35 +492,90 @@ async fn read_events(
                 return; // answered: the stream has nothing more for it
             }
         }
-        let Some(conn) = conn.upgrade() else { return };
-        let waiting = id.is_none_or(|id| conn.is_open(id));
-        let give_up = |reason: String| {
-            if let Some(id) = id {
-                conn.fail(id, ClientError::Transport(reason));
-            }
-        };
-        let (Some(version), Some(last), true) = (conn.legacy(), last_event_id.as_deref(), waiting)
-        else {
-            if let Some(e) = broken {
-                give_up(e);
-            }
+        let Some(version) = resumable(conn, id, last_event_id.is_some(), broken) else {
             return;
         };
         if resumes >= MAX_RESUMES {
-            give_up(format!("the stream broke off {MAX_RESUMES} times in a row"));
+            fail(
+                conn,
+                id,
+                format!("the stream broke off {MAX_RESUMES} times in a row"),
+            );
             return;
         }
         resumes += 1;
-        tokio::time::sleep(retry).await;
-        tracing::debug!(target: "mcp_framework::client", last_event_id = last, "taking up the stream again");
-        match read.resume.get(state, version, last).await {
-            Some(next) => response = next,
-            None => {
-                give_up("the stream broke off and could not be taken up again".into());
-                return;
+        // While the server cannot be reached, the session's stream waits longer each
+        // time (doubling up to `MAX_RETRY`, for as long as its client lives); a request's
+        // gives up at once.
+        let mut wait = retry;
+        loop {
+            tokio::time::sleep(wait).await;
+            tracing::debug!(target: "mcp_framework::client", last_event_id = ?last_event_id, "taking up the stream again");
+            let resumed = read
+                .resume
+                .get(state, version, last_event_id.as_deref())
+                .await;
+            let Some(live) = conn.upgrade() else { return };
+            match resumed {
+                Ok(next) => {
+                    response = next;
+                    break;
+                }
+                Err(Unresumed::SessionEnded) => return session_ended(&live, state, id),
+                Err(Unresumed::Unreachable) if id.is_none() => {
+                    wait = (wait * 2).min(MAX_RETRY);
+                }
+                Err(_) => {
+                    let reason = "the stream broke off and could not be taken up again";
+                    fail(conn, id, reason.into());
+                    return;
+                }
             }
         }
     }
+}
+
+/// Whether a stream that ended (`broken`, with why, or closed) is taken up again: a legacy
+/// session's request still waiting for its answer, from its last event, or the session's
+/// own stream (`id` none), from its last event or opened anew. Otherwise the request
+/// fails with why the stream broke.
+fn resumable(
+    conn: &Weak<dyn Sink>,
+    id: Option<&RequestId>,
+    has_last_event: bool,
+    broken: Option<String>,
+) -> Option<ProtocolVersion> {
+    let live = conn.upgrade()?;
+    let waiting = id.is_none_or(|id| live.is_open(id));
+    match live.legacy() {
+        Some(version) if waiting && (has_last_event || id.is_none()) => Some(version),
+        _ => {
+            if let Some(e) = broken {
+                fail(conn, id, e);
+            }
+            None
+        }
+    }
+}
+
+/// Fails the request `id`, if any and the connection is still there.
+fn fail(conn: &Weak<dyn Sink>, id: Option<&RequestId>, reason: String) {
+    if let (Some(conn), Some(id)) = (conn.upgrade(), id) {
+        conn.fail(id, ClientError::Transport(reason));
+    }
+}
+
+/// The server no longer knows the session: the request `id` (if any) fails with
+/// [`ClientError::SessionEnded`], and so does the connection (its waiters, its listens,
+/// what follows [`Client::closed`](crate::client::Client::closed)), for its owner to
+/// connect again with a new session as the specification asks.
+fn session_ended(conn: &Arc<dyn Sink>, state: &State, id: Option<&RequestId>) {
+    tracing::info!(target: "mcp_framework::client", "the server ended the session");
+    state.session.lock().expect("session").take();
+    if let Some(id) = id {
+        conn.fail(id, ClientError::SessionEnded);
+    }
+    conn.closed();
 }
 
 /// One message to the connection; a `tools/list` result teaches the transport the tools'
@@ -506,8 +590,9 @@ fn deliver(conn: &Arc<dyn Sink>, state: &State, method: &str, msg: Value) {
 }
 
 /// What a refused request becomes: the JSON-RPC error its body carries, else the status
-/// with the body's start (or, for 401/403, the `WWW-Authenticate` challenge).
-async fn refusal(response: reqwest::Response) -> ClientError {
+/// with the body's start (or, for 401/403, the `WWW-Authenticate` challenge); and whether
+/// that error answers the request `id` (carries its id) rather than the HTTP request.
+async fn refusal(response: reqwest::Response, id: Option<&RequestId>) -> (ClientError, bool) {
     let status = response.status().as_u16();
     let challenge = response
         .headers()
@@ -519,7 +604,13 @@ async fn refusal(response: reqwest::Response) -> ClientError {
         && let Some(error) = msg.get("error")
         && let Ok(error) = serde_json::from_value(error.clone())
     {
-        return ClientError::Rpc(error);
+        let answers = id.is_some_and(|id| {
+            msg.get("id")
+                .and_then(|v| serde_json::from_value::<RequestId>(v.clone()).ok())
+                .as_ref()
+                == Some(id)
+        });
+        return (ClientError::Rpc(error), answers);
     }
     let message = challenge.unwrap_or_else(|| {
         let text = String::from_utf8_lossy(&body);
@@ -529,7 +620,7 @@ async fn refusal(response: reqwest::Response) -> ClientError {
             None => text.to_owned(),
         }
     });
-    ClientError::Http { status, message }
+    (ClientError::Http { status, message }, false)
 }
 
 /// A body of at most `max_bytes`.
