@@ -224,6 +224,52 @@ async fn http_legacy_keeps_a_session_and_hears_changes_on_its_get_stream() {
 }
 
 #[tokio::test]
+async fn http_follows_a_task_with_its_id_as_mcp_name() {
+    // The task methods name their task in `Mcp-Name` (the server checks it against the
+    // body, -32020 otherwise): the client follows a task over HTTP to its result,
+    // answering its question with its callback.
+    let (_child, running) = tests::everything(&[]).await;
+    let mut extensions = mcp_framework::protocol::JsonObject::new();
+    extensions.insert("io.modelcontextprotocol/tasks".into(), json!({}));
+    let client = Client::builder()
+        .capabilities(mcp_framework::protocol::ClientCapabilities {
+            extensions: Some(extensions),
+            ..Default::default()
+        })
+        .on_elicit(|_| async move {
+            mcp_framework::protocol::ElicitResult::accept(
+                json!({"confirm": true}).as_object().cloned(),
+            )
+        })
+        .connect_http(&running.url)
+        .await
+        .unwrap();
+    let created = client
+        .request(
+            "tools/call",
+            json!({"name": "confirm_delete", "arguments": {"filename": "b.txt"}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(created["resultType"], "task", "{created}");
+    let id = created["taskId"].as_str().unwrap();
+    let got = client
+        .request("tasks/get", json!({"taskId": id}))
+        .await
+        .unwrap();
+    assert_eq!(got["taskId"], id);
+    client
+        .request("tasks/cancel", json!({"taskId": id}))
+        .await
+        .unwrap();
+    let result = client
+        .call_tool("confirm_delete", json!({"filename": "c.txt"}))
+        .await
+        .unwrap();
+    assert_eq!(result.content[0].as_text(), Some("Deleted c.txt"));
+}
+
+#[tokio::test]
 async fn a_legacy_session_the_server_forgot_closes_the_client() {
     // The server restarts on the same port: the session is gone (404 to its requests and
     // its GET stream). The client must say so and close, for its owner to connect again,

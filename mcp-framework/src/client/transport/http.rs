@@ -1,7 +1,7 @@
 //! Streamable HTTP (feature `client-http`): every message is a POST to the endpoint; a
 //! request's answer comes back as one JSON body or as an SSE stream of its notifications,
 //! then its response. Modern (2026-07-28) requests carry `MCP-Protocol-Version`,
-//! `Mcp-Method`, `Mcp-Name` and the `Mcp-Param-*` headers their tool's input schema asks
+//! `Mcp-Method`, `Mcp-Name` (a tool's, a prompt's, a resource's, a task's) and the `Mcp-Param-*` headers their tool's input schema asks
 //! for (learnt from `tools/list` answers); closing a request's stream cancels it. Legacy
 //! requests carry the session (`Mcp-Session-Id`, from `initialize`) and the negotiated
 //! version; the session's GET stream brings the server's own messages; a session stream that
@@ -318,6 +318,7 @@ impl Http {
         let name = match method {
             "tools/call" | "prompts/get" => params["name"].as_str(),
             "resources/read" => params["uri"].as_str(),
+            "tasks/get" | "tasks/update" | "tasks/cancel" => params["taskId"].as_str(),
             _ => None,
         };
         if let Some(name) = name {
