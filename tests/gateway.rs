@@ -446,6 +446,167 @@ async fn an_http_upstream_that_restarts_is_served_again_in_a_new_session() {
     assert!(served_again, "the restarted upstream was not served again");
 }
 
+/// A 2026-07-28 client of `url` that declares the Tasks extension and elicitation (a
+/// task's questions come back as its inputRequests, not to the callback).
+async fn tasks_client(url: &str) -> Client {
+    let mut extensions = mcp_framework::protocol::JsonObject::new();
+    extensions.insert("io.modelcontextprotocol/tasks".into(), json!({}));
+    let capabilities = mcp_framework::protocol::ClientCapabilities {
+        extensions: Some(extensions),
+        ..Default::default()
+    };
+    Client::builder()
+        .capabilities(capabilities)
+        .on_elicit(|_| async move { ElicitResult::decline() })
+        .connect_http(url)
+        .await
+        .unwrap()
+}
+
+/// `tasks/get` of `id` through `client` until its status is `status` (or final), at most
+/// 10 s.
+async fn task_until(client: &Client, id: &str, status: &str) -> serde_json::Value {
+    for _ in 0..200 {
+        let task = client
+            .request("tasks/get", json!({"taskId": id}))
+            .await
+            .unwrap();
+        let now = task["status"].as_str().unwrap();
+        if now == status || ["completed", "failed", "cancelled"].contains(&now) {
+            return task;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("task {id} never reached {status}");
+}
+
+#[tokio::test]
+async fn an_upstreams_task_is_served_as_the_gateways() {
+    // everything (2026-07-28, the Tasks extension) decides that a call becomes a task; the
+    // gateway serves it as its own: its id, its tasks/get, the upstream's question asked
+    // under the same key and the answer passed on, the upstream's progress as the status
+    // message, the result, and a cancel.
+    let (_gateway, url) = gateway(&[everything_upstream("ev")]).await;
+    let client = tasks_client(&url).await;
+    let discovered = client.server_capabilities().unwrap();
+    assert!(
+        discovered
+            .extensions
+            .as_ref()
+            .unwrap()
+            .contains_key("io.modelcontextprotocol/tasks"),
+        "the gateway declares the extension its upstream serves"
+    );
+
+    let created = client
+        .request(
+            "tools/call",
+            json!({"name": "ev_confirm_delete", "arguments": {"filename": "a.txt"}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(created["resultType"], "task", "{created}");
+    let id = created["taskId"].as_str().unwrap().to_owned();
+    let waiting = task_until(&client, &id, "input_required").await;
+    assert_eq!(waiting["status"], "input_required", "{waiting}");
+    let question = &waiting["inputRequests"]["elicitation-1"];
+    assert_eq!(question["params"]["message"], "Delete a.txt?", "{waiting}");
+    client
+        .request(
+            "tasks/update",
+            json!({"taskId": id, "inputResponses": {
+                "elicitation-1": {"action": "accept", "content": {"confirm": true}}
+            }}),
+        )
+        .await
+        .unwrap();
+    let done = task_until(&client, &id, "completed").await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(
+        done["result"]["content"][0]["text"], "Deleted a.txt",
+        "{done}"
+    );
+
+    let created = client
+        .request(
+            "tools/call",
+            json!({"name": "ev_slow_compute", "arguments": {"seconds": 30, "label": "far"}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(created["resultType"], "task", "{created}");
+    let id = created["taskId"].as_str().unwrap().to_owned();
+    let mut message = None;
+    for _ in 0..100 {
+        let task = task_until(&client, &id, "working").await;
+        if let Some(m) = task["statusMessage"].as_str() {
+            message = Some(m.to_owned());
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let message = message.expect("the upstream's progress as the task's status message");
+    assert!(message.ends_with("/30: far"), "{message}");
+    client
+        .request("tasks/cancel", json!({"taskId": id}))
+        .await
+        .unwrap();
+    let cancelled = task_until(&client, &id, "cancelled").await;
+    assert_eq!(cancelled["status"], "cancelled", "{cancelled}");
+
+    // A client that does not declare the extension gets the result inline.
+    let plain = Client::builder().connect_http(&url).await.unwrap();
+    let inline = plain
+        .call_tool("ev_slow_compute", json!({"seconds": 0, "label": "now"}))
+        .await
+        .unwrap();
+    assert_eq!(inline.content[0].as_text(), Some("now: done after 0 s"));
+}
+
+#[tokio::test]
+async fn a_legacy_upstreams_task_tool_becomes_a_task_of_the_gateways() {
+    // The TypeScript reference server's `simulate-research-query` runs only as a
+    // 2025-11-25 task; a 2026-07-28 caller that declares the Tasks extension gets a task
+    // of the gateway's, whose question (the upstream task's elicitation) waits among its
+    // inputRequests and whose answer reaches the upstream.
+    let (_gateway, url) = gateway(&[format!(
+        "ref=stdio:{} {} stdio",
+        interop_installed("INTEROP_NODE"),
+        interop_installed("INTEROP_SERVER_EVERYTHING")
+    )])
+    .await;
+    let client = tasks_client(&url).await;
+    let created = client
+        .request(
+            "tools/call",
+            json!({"name": "ref_simulate-research-query",
+                   "arguments": {"topic": "gateways", "ambiguous": true}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(created["resultType"], "task", "{created}");
+    let id = created["taskId"].as_str().unwrap().to_owned();
+    let waiting = task_until(&client, &id, "input_required").await;
+    assert_eq!(waiting["status"], "input_required", "{waiting}");
+    let requests = waiting["inputRequests"].as_object().unwrap();
+    assert_eq!(requests.len(), 1, "{waiting}");
+    let (key, question) = requests.iter().next().unwrap();
+    assert_eq!(question["method"], "elicitation/create", "{waiting}");
+    client
+        .request(
+            "tasks/update",
+            json!({"taskId": id, "inputResponses": {
+                key: {"action": "accept", "content": {"interpretation": "proxies"}}
+            }}),
+        )
+        .await
+        .unwrap();
+    let done = task_until(&client, &id, "completed").await;
+    assert_eq!(done["status"], "completed", "{done}");
+    let report = done["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(report.contains("gateways (proxies)"), "{report}");
+}
+
 #[tokio::test]
 async fn an_upstream_that_cannot_start_stops_the_gateway_with_its_name() {
     let output = Command::new(example_binary("gateway"))

@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
+use super::adopted;
 use super::callers::as_caller;
 use super::complete::Forward;
 use super::forward::{Forwarded, drive, park_key, resume};
@@ -27,6 +28,7 @@ use crate::registry::handler::ResourceRequest;
 use crate::registry::set::{PromptSet, ResourceSet, ToolSet};
 use crate::runtime::handle::ItemNames;
 use crate::schema_profile::SchemaProfile;
+use crate::tasks::{TaskStart, TaskSupport};
 use crate::template::UriTemplate;
 
 /// This server's items for `snapshot`, and their names.
@@ -53,7 +55,14 @@ pub(super) fn items(
     for Listed { tool, task_only } in snapshot.tools {
         let name = link.served(&tool.name);
         names.tools.push(name.clone());
-        let definition = guarded!(tool_definition(name, &tool));
+        let mut definition = guarded!(tool_definition(name, &tool));
+        if link.tasks || task_only {
+            // A modern upstream decides which calls become tasks, and this server adopts
+            // them; a legacy upstream's task-only tool is made this server's task first.
+            definition = definition
+                .task(TaskSupport::Optional)
+                .task_start(TaskStart::Handler);
+        }
         tools = tools.with_fn(definition, forward_call(link, tool.name, task_only));
     }
     let mut prompts = PromptSet::new();
@@ -209,10 +218,19 @@ fn forward_call(
                     let cx = cx.clone();
                     Forwarded::start(&link.traffic, token, async move {
                         if task_only {
+                            // A caller that declared the extension gets this server's task
+                            // at once; the upstream's task runs as its body.
+                            cx.run_as_task().await;
                             tasks::call(&client, &original, arguments, &options).await
                         } else {
                             let params = json!({"name": original, "arguments": arguments});
-                            relaying(&client, "tools/call", params, &options, &cx).await
+                            let result =
+                                relaying(&client, "tools/call", params, &options, &cx).await?;
+                            if adopted::is_task(&result) {
+                                adopted::follow(&client, &result, &options, &cx).await
+                            } else {
+                                Ok(result)
+                            }
                         }
                     })
                 }

@@ -40,6 +40,9 @@ pub(super) struct Link {
     pub(super) name: String,
     pub(super) upstream: Upstream,
     current: ArcSwapOption<Client>,
+    /// Whether it serves the Tasks extension (2026-07-28): its tools may answer with a
+    /// task, which this server adopts (`adopted.rs`).
+    pub(super) tasks: bool,
     /// The forwarded requests in flight (whom a legacy upstream's questions go to) and
     /// parked (waiting for their callers' retries).
     pub(super) traffic: Traffic,
@@ -68,10 +71,16 @@ impl Link {
             name: name.clone(),
             message: format!("listing what it serves: {e}"),
         })?;
+        let tasks = client.protocol_version() == crate::protocol::ProtocolVersion::LATEST
+            && client
+                .server_capabilities()
+                .and_then(|c| c.extensions.as_ref())
+                .is_some_and(|e| e.contains_key(crate::protocol::keys::TASKS_EXTENSION));
         let link = Arc::new(Self {
             prefix,
             name,
             upstream,
+            tasks,
             current: ArcSwapOption::from_pointee(client),
             traffic,
         });

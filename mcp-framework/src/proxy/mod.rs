@@ -24,9 +24,11 @@
 //! asks its caller what the upstream asks, `parked.rs` keeps one waiting between its
 //! caller's rounds; `complete.rs` completes their arguments upstream; `callers.rs` says
 //! whose a legacy upstream's questions are and how a forwarded request speaks for its
-//! caller; `tasks.rs` waits for an upstream's task; `attach.rs` is `ServerBuilder::proxy`.
+//! caller; `tasks.rs` waits for a legacy upstream's task (2025-11-25), `adopted.rs` makes a
+//! modern upstream's task this server's; `attach.rs` is `ServerBuilder::proxy`.
 
 // The children name one another, never this module (`scripts/check-layers`: no circles).
+mod adopted;
 mod attach;
 mod callers;
 mod complete;
