@@ -607,6 +607,113 @@ async fn a_legacy_upstreams_task_tool_becomes_a_task_of_the_gateways() {
     assert!(report.contains("gateways (proxies)"), "{report}");
 }
 
+/// An upstream whose `sleepy` tool sleeps `ms` milliseconds, counting the calls that
+/// were cancelled before they ended (their handler saw the cancellation).
+fn sleepy_upstream(
+    cancelled: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+) -> mcp_framework::Server {
+    use mcp_framework::protocol::{CallToolResult, Content};
+    let tools = mcp_framework::ToolSet::new().with_fn(
+        mcp_framework::ToolDefinition::new(
+            "sleepy",
+            tests::fixture::obj(
+                json!({"type": "object", "properties": {"ms": {"type": "integer"}}}),
+            ),
+        ),
+        move |args, cx| {
+            let cancelled = cancelled.clone();
+            async move {
+                let ms = args["ms"].as_u64().unwrap_or(0);
+                tokio::select! {
+                    () = tokio::time::sleep(Duration::from_millis(ms)) => {}
+                    () = cx.cancelled() => {
+                        cancelled.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    }
+                }
+                Ok(CallToolResult {
+                    content: vec![Content::text(format!("slept {ms} ms"))],
+                    ..CallToolResult::default()
+                })
+            }
+        },
+    );
+    mcp_framework::Server::builder()
+        .name("sleepy")
+        .tools(tools)
+        .build()
+        .unwrap()
+}
+
+/// Waits (at most 5 s) until `count` reaches `n`.
+async fn reaches(count: &std::sync::atomic::AtomicUsize, n: usize) -> bool {
+    for _ in 0..100 {
+        if count.load(std::sync::atomic::Ordering::SeqCst) >= n {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    false
+}
+
+#[tokio::test]
+async fn a_slow_upstream_times_out_and_cancellations_reach_it() {
+    let cancelled = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let gateway = mcp_framework::Server::builder()
+        .name("gateway")
+        .proxy(
+            "up",
+            mcp_framework::proxy::Upstream::server(sleepy_upstream(cancelled.clone()))
+                .timeout(Duration::from_millis(300)),
+        )
+        .await
+        .unwrap()
+        .build()
+        .unwrap();
+    let running = tests::wire::start(gateway).await;
+    let client = Client::builder().connect_http(&running.url).await.unwrap();
+    let quick = client
+        .call_tool("up_sleepy", json!({"ms": 10}))
+        .await
+        .unwrap();
+    assert_eq!(quick.content[0].as_text(), Some("slept 10 ms"));
+
+    // Past the upstream's timeout: the caller gets an error naming the upstream at once,
+    // and the upstream's handler is cancelled.
+    let started = std::time::Instant::now();
+    let e = client
+        .call_tool("up_sleepy", json!({"ms": 30_000}))
+        .await
+        .unwrap_err();
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    let e = e.rpc().unwrap_or_else(|| panic!("{e}"));
+    assert!(e.message.contains("upstream `up`"), "{e:?}");
+    assert!(
+        reaches(&cancelled, 1).await,
+        "the timed-out call was not cancelled upstream"
+    );
+
+    // The caller cancels (closes its request's stream): the upstream's handler is too.
+    let (id, outcome) = client
+        .start_request(
+            "tools/call",
+            json!({"name": "up_sleepy", "arguments": {"ms": 250}}),
+            &mcp_framework::client::RequestOptions::default(),
+        )
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    client.cancel(&id).await.unwrap();
+    assert!(matches!(outcome.await, Err(ClientError::Cancelled)));
+    assert!(
+        reaches(&cancelled, 2).await,
+        "the caller's cancel did not reach the upstream"
+    );
+}
+
 #[tokio::test]
 async fn an_upstream_that_cannot_start_stops_the_gateway_with_its_name() {
     let output = Command::new(example_binary("gateway"))
