@@ -715,6 +715,56 @@ async fn a_slow_upstream_times_out_and_cancellations_reach_it() {
 }
 
 #[tokio::test]
+async fn an_upstreams_skills_are_served_through_the_gateway() {
+    // everything serves skills (2026-07-28): the gateway declares the extension with its
+    // settings and answers skills/list, skills/get and resources/directory/read as the
+    // upstream does; the skill files are its resources, read through the gateway.
+    let (_everything, direct) = tests::everything(&[]).await;
+    let (_gateway, url) = gateway(&[everything_upstream("ev")]).await;
+    let upstream = Client::builder().connect_http(&direct.url).await.unwrap();
+    let client = Client::builder().connect_http(&url).await.unwrap();
+    let declared = |c: &Client| {
+        c.server_capabilities()
+            .unwrap()
+            .extensions
+            .as_ref()
+            .unwrap()["io.modelcontextprotocol/skills"]
+            .clone()
+    };
+    assert_eq!(declared(&client), declared(&upstream));
+    let list = client.request("skills/list", json!({})).await.unwrap();
+    let expected = upstream.request("skills/list", json!({})).await.unwrap();
+    assert_eq!(list["skills"], expected["skills"], "{list}");
+    let first = &list["skills"][0];
+    let uri = first["uri"].as_str().unwrap();
+    let got = client
+        .request("skills/get", json!({"uri": uri}))
+        .await
+        .unwrap();
+    assert_eq!(got["skill"]["uri"], uri, "{got}");
+    // Its SKILL.md (the entry's URI) is a resource the gateway serves.
+    let read = client
+        .request("resources/read", json!({"uri": uri}))
+        .await
+        .unwrap();
+    assert!(
+        read["contents"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("---"),
+        "{read}"
+    );
+    // A legacy client has no such method (the extension is 2026-07-28's).
+    let legacy = Client::builder()
+        .legacy(ProtocolVersion::V2025_11_25)
+        .connect_http(&url)
+        .await
+        .unwrap();
+    let e = legacy.request("skills/list", json!({})).await.unwrap_err();
+    assert_eq!(e.rpc().map(|e| e.code), Some(-32601), "{e}");
+}
+
+#[tokio::test]
 async fn an_upstream_that_cannot_start_stops_the_gateway_with_its_name() {
     let output = Command::new(example_binary("gateway"))
         .args([

@@ -3,8 +3,10 @@
 
 use super::items::items;
 use super::link::Link;
+use super::skills::ProxiedSkills;
 use super::upstream::Upstream;
 use crate::error::Error;
+use crate::extension::Extension as _;
 use crate::server::Server;
 use crate::server::builder::ServerBuilder;
 
@@ -32,7 +34,20 @@ impl ServerBuilder {
         }
         let (link, snapshot) = Link::open(prefix, upstream).await?;
         let (tools, prompts, resources, names) = items(&link, snapshot);
-        Ok(self
+        let mut builder = self;
+        if let Some(skills) = ProxiedSkills::of(&link) {
+            if builder.has_extension(skills.id()) {
+                tracing::warn!(
+                    target: "mcp_framework::proxy",
+                    upstream = %link.name,
+                    "its skills are not served: another upstream's are (one source of \
+                     skills per server); its skill files are still served as resources"
+                );
+            } else {
+                builder = builder.extension(skills);
+            }
+        }
+        Ok(builder
             .add_tools(tools)
             .add_prompts(prompts)
             .add_resources(resources)

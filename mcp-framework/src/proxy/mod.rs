@@ -25,7 +25,8 @@
 //! caller's rounds; `complete.rs` completes their arguments upstream; `callers.rs` says
 //! whose a legacy upstream's questions are and how a forwarded request speaks for its
 //! caller; `tasks.rs` waits for a legacy upstream's task (2025-11-25), `adopted.rs` makes a
-//! modern upstream's task this server's; `attach.rs` is `ServerBuilder::proxy`.
+//! modern upstream's task this server's; `skills.rs` forwards a modern upstream's Skills
+//! extension; `attach.rs` is `ServerBuilder::proxy`.
 
 // The children name one another, never this module (`scripts/check-layers`: no circles).
 mod adopted;
@@ -38,6 +39,7 @@ mod link;
 mod lists;
 mod meta;
 mod parked;
+mod skills;
 mod tasks;
 mod upstream;
 

@@ -333,6 +333,13 @@ impl ServerBuilder {
         self
     }
 
+    /// Whether an extension with the identifier `id` is registered (a proxy serves an
+    /// upstream's skills only when none is).
+    #[cfg_attr(not(feature = "proxy"), allow(dead_code))]
+    pub(crate) fn has_extension(&self, id: &str) -> bool {
+        self.extensions.iter().any(|e| e.id() == id)
+    }
+
     /// Adds JSON-RPC middleware around every message of the server — each request before
     /// it is dispatched, each message sent for it, each notification from the client — on
     /// every transport and in both eras (SEP-3371; see
