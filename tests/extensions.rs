@@ -622,3 +622,111 @@ async fn an_extension_adds_a_member_to_the_server_card() {
         "{e}"
     );
 }
+
+/// `com.example/previews`: tools marked `_meta["com.example/preview"]` are only for clients
+/// that declared this extension.
+struct Previews;
+
+impl Extension for Previews {
+    fn id(&self) -> &str {
+        "com.example/previews"
+    }
+
+    fn setup(&self, setup: &mut Setup) {
+        setup.hide_tools(
+            |tool| {
+                tool.meta
+                    .as_ref()
+                    .is_some_and(|m| m.contains_key("com.example/preview"))
+            },
+            |caps| {
+                !caps
+                    .extensions
+                    .as_ref()
+                    .is_some_and(|e| e.contains_key("com.example/previews"))
+            },
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_extension_hides_tools_from_the_clients_it_picks() {
+    use mcp_framework::{ToolDefinition, ToolSet};
+    let schema = || tests::fixture::obj(json!({"type": "object"}));
+    let answer = |text: &'static str| {
+        move |_args: Value, _cx: Context| async move {
+            Ok(mcp_framework::protocol::CallToolResult {
+                content: vec![mcp_framework::protocol::Content::text(text)],
+                ..Default::default()
+            })
+        }
+    };
+    let tools = ToolSet::new()
+        .with_fn(ToolDefinition::new("stable", schema()), answer("stable"))
+        .with_fn(
+            ToolDefinition::new("preview", schema()).meta_json(r#"{"com.example/preview": true}"#),
+            answer("preview"),
+        );
+    let server = Server::builder()
+        .name("previews")
+        .tools(tools)
+        .extension(Previews)
+        .build()
+        .unwrap();
+    let running = wire::start(server).await;
+    let declaring = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"extensions": {"com.example/previews": {}}}
+    });
+    let names = |reply: &Value| -> Vec<String> {
+        reply["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let send = |body: Value| {
+        let running = &running;
+        async move {
+            wire::json_of(wire::post(running, &body).send().await.unwrap())
+                .await
+                .1
+        }
+    };
+    // Not declared: not listed, and a call is an unknown tool's.
+    let listed = send(wire::request(1, "tools/list", json!({}))).await;
+    assert_eq!(names(&listed), ["stable"], "{listed}");
+    let called = send(wire::request(2, "tools/call", json!({"name": "preview"}))).await;
+    assert_eq!(called["error"]["code"], -32602, "{called}");
+    assert_eq!(called["error"]["message"], "Unknown tool: preview");
+    // Declared: listed and called.
+    let listed = send(wire::request(
+        3,
+        "tools/list",
+        json!({"_meta": declaring.clone()}),
+    ))
+    .await;
+    assert_eq!(names(&listed), ["preview", "stable"], "{listed}");
+    let called = send(wire::request(
+        4,
+        "tools/call",
+        json!({"name": "preview", "_meta": declaring}),
+    ))
+    .await;
+    assert_eq!(
+        called["result"]["content"][0]["text"], "preview",
+        "{called}"
+    );
+    // A legacy client declares at initialize: its session's capabilities count.
+    let legacy = Client::builder()
+        .legacy(ProtocolVersion::V2025_11_25)
+        .connect_http(&running.url)
+        .await
+        .unwrap();
+    let tools = legacy.list_tools().await.unwrap();
+    assert_eq!(
+        tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+        ["stable"]
+    );
+}

@@ -2,10 +2,11 @@
 //! cache of rendered list pages. A change builds a new catalog and swaps it in.
 
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::cache::{ListKind, PageCache};
 use crate::error::Error;
+use crate::extension::ToolScreen;
 use crate::location::Location;
 use crate::principal::{Requirement, ScopePolicy};
 use crate::registry::entry::{PromptEntry, ResourceEntry, TemplateEntry, ToolEntry, ToolRules};
@@ -41,10 +42,13 @@ pub(crate) struct Catalog {
     pub(crate) templates: Vec<Arc<TemplateEntry>>,
     pub(crate) page_size: usize,
     pub(crate) pages: PageCache,
-    /// The tools the model may see (MCP Apps: without the view-only ones), for clients
-    /// that render no views; built on first use, with its own page cache. `None` when
-    /// every tool is for the model.
-    for_model: OnceLock<Option<Box<Self>>>,
+    /// Which of the server's tool screens hide each tool (bit `i`: screen `i`; see
+    /// [`Setup::hide_tools`](crate::extension::Setup::hide_tools)), worked out on first
+    /// use (the screens are fixed once the server is built).
+    screened: OnceLock<Vec<u8>>,
+    /// The tool lists of the requests some screens apply to, by the set of those screens
+    /// (at most one per set), each with its own page cache.
+    screened_lists: Mutex<Vec<(u8, Arc<Self>)>>,
 }
 
 fn check_unique<T>(
@@ -168,7 +172,8 @@ impl Catalog {
             templates,
             page_size,
             pages,
-            for_model: OnceLock::new(),
+            screened: OnceLock::new(),
+            screened_lists: Mutex::new(Vec::new()),
         })
     }
 
@@ -220,16 +225,48 @@ impl Catalog {
                 .any(|t| t.view.is_some() || !t.model_visible)
     }
 
-    /// The catalog a client that renders no views lists tools from: this one, or one
-    /// without the view-only tools.
-    pub(crate) fn for_model(&self) -> &Self {
-        self.for_model
-            .get_or_init(|| {
-                let keep: Vec<bool> = self.tools.iter().map(|t| t.model_visible).collect();
-                self.subset(ListKind::Tools, &keep).map(Box::new)
-            })
-            .as_deref()
-            .unwrap_or(self)
+    /// Which of `screens` hide each tool, in order.
+    fn screened(&self, screens: &[ToolScreen]) -> &[u8] {
+        self.screened.get_or_init(|| {
+            self.tools
+                .iter()
+                .map(|t| {
+                    screens
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, s)| (s.hidden)(&t.tool))
+                        .fold(0, |set, (i, _)| set | (1 << i))
+                })
+                .collect()
+        })
+    }
+
+    /// Which of `screens` hide the tool `name` (none for a tool not here).
+    pub(crate) fn screens_hiding(&self, screens: &[ToolScreen], name: &str) -> u8 {
+        match self.tool_index.get(name) {
+            Some(&i) => self.screened(screens)[i],
+            None => 0,
+        }
+    }
+
+    /// The tools a request the screens `applying` apply to lists, when they leave some
+    /// out (`None`: all of this catalog's).
+    pub(crate) fn screened_for(&self, screens: &[ToolScreen], applying: u8) -> Option<Arc<Self>> {
+        if applying == 0 {
+            return None;
+        }
+        let screened = self.screened(screens);
+        if screened.iter().all(|set| set & applying == 0) {
+            return None;
+        }
+        let mut lists = self.screened_lists.lock().expect("screened lists");
+        if let Some((_, list)) = lists.iter().find(|(set, _)| *set == applying) {
+            return Some(list.clone());
+        }
+        let keep: Vec<bool> = screened.iter().map(|set| set & applying == 0).collect();
+        let list = Arc::new(self.subset(ListKind::Tools, &keep)?);
+        lists.push((applying, list.clone()));
+        Some(list)
     }
 
     pub(crate) fn tool(&self, name: &str) -> Option<&Arc<ToolEntry>> {

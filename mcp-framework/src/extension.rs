@@ -1,10 +1,11 @@
 //! Extensions (SEP-2133) as packages (SEP-3371's extension points): an [`Extension`] has
 //! an identifier, the settings it declares under `capabilities.extensions`, the other
 //! extensions it needs, and what it contributes at setup — custom requests and
-//! notifications with typed params, and (HTTP) routes beside the endpoint. The builder
-//! checks them all at `build()` (identifiers unique and namespaced, dependencies present
-//! in any order, method names neither core nor taken) and nothing is served partly
-//! installed; dispatch then finds a custom method here after the core ones.
+//! notifications with typed params, tools hidden from some clients, and (HTTP) routes
+//! beside the endpoint. The builder checks them all at `build()` (identifiers unique and
+//! namespaced, dependencies present in any order, method names neither core nor taken)
+//! and nothing is served partly installed; dispatch then finds a custom method here after
+//! the core ones.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::future::Future;
@@ -127,6 +128,8 @@ pub struct Setup {
     rpc: Vec<std::sync::Arc<dyn crate::middleware::RpcMiddleware>>,
     /// The identity it gives stdio sessions.
     stdio_principal: Option<crate::principal::Principal>,
+    /// The tools it hides from some requests.
+    screens: Vec<ToolScreen>,
     notifications: Vec<(String, NotificationFn)>,
     #[cfg(feature = "http")]
     routes: Vec<(String, axum::routing::MethodRouter)>,
@@ -242,6 +245,42 @@ impl Setup {
         self
     }
 
+    /// Hides the tools `hidden` picks from the requests `from` picks (by the client
+    /// capabilities they carry): such a request neither lists them nor calls them (its
+    /// call is answered as an unknown tool's), as if the server did not serve them. MCP
+    /// Apps hides its view-only tools this way from clients that render no views:
+    ///
+    /// ```
+    /// # use mcp_framework::extension::{Extension, Setup};
+    /// # struct Previews;
+    /// # impl Extension for Previews {
+    /// #     fn id(&self) -> &str { "com.example/previews" }
+    /// fn setup(&self, setup: &mut Setup) {
+    ///     // Tools marked `_meta["com.example/preview"]` only for clients that declared
+    ///     // this extension.
+    ///     setup.hide_tools(
+    ///         |tool| tool.meta.as_ref().is_some_and(|m| m.contains_key("com.example/preview")),
+    ///         |caps| !caps.extensions.as_ref().is_some_and(|e| e.contains_key("com.example/previews")),
+    ///     );
+    /// }
+    /// # }
+    /// ```
+    ///
+    /// `hidden` is asked once per tool while the server's tools stay the same; `from`
+    /// once per `tools/list`, and per `tools/call` of a tool it hides. At most
+    /// [`MAX_TOOL_SCREENS`] screens per server (more fail `build()`).
+    pub fn hide_tools(
+        &mut self,
+        hidden: impl Fn(&crate::protocol::Tool) -> bool + Send + Sync + 'static,
+        from: impl Fn(&crate::protocol::ClientCapabilities) -> bool + Send + Sync + 'static,
+    ) -> &mut Self {
+        self.screens.push(ToolScreen {
+            hidden: Arc::new(hidden),
+            from: Arc::new(from),
+        });
+        self
+    }
+
     /// The schema profile the server shapes its tools' schemas for
     /// ([`ServerBuilder::schema_profile`](crate::ServerBuilder::schema_profile)): schemas
     /// the extension lists to clients are shaped alike with
@@ -343,6 +382,18 @@ impl ListenNotifier {
     }
 }
 
+/// The most tool screens ([`Setup::hide_tools`]) a server takes.
+pub const MAX_TOOL_SCREENS: usize = 8;
+
+/// Which tools some requests do not see ([`Setup::hide_tools`]).
+#[derive(Clone)]
+pub(crate) struct ToolScreen {
+    /// Whether it hides this tool.
+    pub(crate) hidden: Arc<dyn Fn(&crate::protocol::Tool) -> bool + Send + Sync>,
+    /// Whether it applies to a request with these client capabilities.
+    pub(crate) from: Arc<dyn Fn(&crate::protocol::ClientCapabilities) -> bool + Send + Sync>,
+}
+
 /// The filter fields of `subscriptions/listen` the protocol defines itself.
 const CORE_LISTEN_FIELDS: &[&str] = &[
     "toolsListChanged",
@@ -387,6 +438,8 @@ pub(crate) struct Extensions {
     pub(crate) stdio_principal: Option<(String, crate::principal::Principal)>,
     /// The extensions' JSON-RPC middleware, in the order of registration.
     pub(crate) rpc: Vec<std::sync::Arc<dyn crate::middleware::RpcMiddleware>>,
+    /// The tools they hide from some requests (at most [`MAX_TOOL_SCREENS`]).
+    pub(crate) screens: Vec<ToolScreen>,
     /// The identifiers of the extensions offered to 2026-07-28 clients only.
     pub(crate) modern_only: HashSet<String>,
     /// The methods of those extensions.
@@ -454,6 +507,7 @@ impl Extensions {
                 refusals: Vec::new(),
                 rpc: Vec::new(),
                 stdio_principal: None,
+                screens: Vec::new(),
                 notifications: Vec::new(),
                 #[cfg(feature = "http")]
                 routes: Vec::new(),
@@ -525,6 +579,7 @@ impl Extensions {
             }
             out.streams.extend(setup.streams);
             out.rpc.extend(setup.rpc);
+            out.screens.extend(setup.screens);
             if let Some(principal) = setup.stdio_principal {
                 match &out.stdio_principal {
                     Some((other, _)) => problems.push(format!(
@@ -538,6 +593,12 @@ impl Extensions {
             out.notifications.extend(setup.notifications);
             #[cfg(feature = "http")]
             out.routes.extend(setup.routes);
+        }
+        if out.screens.len() > MAX_TOOL_SCREENS {
+            problems.push(format!(
+                "{} tool screens (`Setup::hide_tools`): a server takes at most {MAX_TOOL_SCREENS}",
+                out.screens.len()
+            ));
         }
         if problems.is_empty() {
             Ok(out)
@@ -569,6 +630,16 @@ impl Extensions {
     /// modern-only extension's is taken from any client).
     pub(crate) fn notification(&self, method: &str) -> Option<&NotificationFn> {
         self.notifications.get(method)
+    }
+
+    /// The screens that apply to a request with the capabilities `caps`, as a bit set
+    /// (bit `i`: `screens[i]`).
+    pub(crate) fn screening(&self, caps: &crate::protocol::ClientCapabilities) -> u8 {
+        self.screens
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| (s.from)(caps))
+            .fold(0, |set, (i, _)| set | (1 << i))
     }
 
     /// Whether the custom request `method` streams ([`Setup::stream`]).

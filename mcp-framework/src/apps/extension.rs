@@ -1,10 +1,11 @@
 //! The MCP Apps extension as an [`Extension`]: its declaration (the view media types this
-//! server serves, under `extensions` in both eras), registered by `build()` through the
-//! public extension API when some tool has a view. The extension adds no method: its rules
-//! (well-formed `_meta.ui`, views hidden from clients that render none) are applied where
-//! tools are checked and listed (see the parent module).
+//! server serves, under `extensions` in both eras) and its view-only tools hidden from
+//! clients that render no views ([`Setup::hide_tools`]), registered by `build()` through
+//! the public extension API when some tool has a view. The extension adds no method; its
+//! rule for `_meta.ui` itself (well formed) is applied where tools are checked (see the
+//! parent module).
 
-use crate::extension::Extension;
+use crate::extension::{Extension, Setup};
 use crate::protocol::JsonObject;
 use crate::protocol::apps::{APP_MIME_TYPE, UI_EXTENSION};
 
@@ -20,5 +21,12 @@ impl Extension for AppsExtension {
         let mut settings = JsonObject::new();
         settings.insert("mimeTypes".into(), serde_json::json!([APP_MIME_TYPE]));
         settings
+    }
+
+    fn setup(&self, setup: &mut Setup) {
+        setup.hide_tools(
+            |tool| !super::for_model(tool),
+            |caps| !super::client_renders(caps),
+        );
     }
 }

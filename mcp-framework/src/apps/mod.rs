@@ -7,8 +7,8 @@
 //! This module owns the rules of the extension: which `_meta.ui` is well formed, what a
 //! definition's typed options add to its `_meta`, whether a client renders views. The
 //! registry applies them when it checks definitions, the catalog when it checks that every
-//! tool's view is served, dispatch when a client that renders no views lists or calls
-//! tools.
+//! tool's view is served, and the extension (`extension`) hides the view-only tools from
+//! a client that renders no views, through the public extension API.
 //!
 //! ```
 //! use mcp_framework::apps::{UiResourceMeta, Visibility};
@@ -54,6 +54,16 @@ pub(crate) fn client_renders(caps: &ClientCapabilities) -> bool {
         .and_then(|v| v.get("mimeTypes"))
         .and_then(Value::as_array)
         .is_some_and(|types| types.iter().any(|m| m.as_str().is_some_and(is_app_mime)))
+}
+
+/// Whether the model may see and call `tool` (its `_meta.ui.visibility` lets it, or it
+/// has none).
+pub(crate) fn for_model(tool: &crate::protocol::Tool) -> bool {
+    tool.meta
+        .as_ref()
+        .and_then(|m| m.get("ui"))
+        .and_then(|ui| serde_json::from_value::<UiToolMeta>(ui.clone()).ok())
+        .is_none_or(|ui| ui.model_visible())
 }
 
 /// Whether `uri` is a view's (`ui://…`).

@@ -467,12 +467,13 @@ fn list(
         Err(e) => return Reply::bad(e),
     };
     let loaded = server.catalog.load();
-    // A client that renders no MCP Apps views lists only the tools meant for the model.
-    let catalog = if kind == ListKind::Tools && !crate::apps::client_renders(&era.caps) {
-        loaded.for_model()
-    } else {
-        &loaded
-    };
+    // Tools an extension hides from this request are not listed (MCP Apps: a client that
+    // renders no views lists only the tools meant for the model).
+    let screens = &server.extensions.screens;
+    let screened = (kind == ListKind::Tools && !screens.is_empty())
+        .then(|| loaded.screened_for(screens, server.extensions.screening(&era.caps)))
+        .flatten();
+    let catalog: &crate::catalog::Catalog = screened.as_deref().unwrap_or(&loaded);
     // Items hidden from some callers make every list of their kind private; the caller's
     // own list leaves out what it may not see (rendered for it, not cached).
     let private = catalog.may_hide(kind, server.config.scope_policy);

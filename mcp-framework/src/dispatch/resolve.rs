@@ -64,13 +64,20 @@ pub(super) fn tool(
                 .with_data(serde_json::json!({"name": view.name})),
         )
     };
-    let Some(item) = server.catalog.load().tool(&view.name).cloned() else {
+    let catalog = server.catalog.load();
+    let Some(item) = catalog.tool(&view.name).cloned() else {
         return Err(unknown());
     };
-    // A view-only tool (MCP Apps) is not there for a client that renders no views.
-    if !item.model_visible && !crate::apps::client_renders(&era.caps) {
-        return Err(unknown());
+    // A tool an extension hides from this request (MCP Apps: a view-only tool, from a
+    // client that renders no views) is not there for it.
+    let screens = &server.extensions.screens;
+    if !screens.is_empty() {
+        let hiding = catalog.screens_hiding(screens, &view.name);
+        if hiding != 0 && hiding & server.extensions.screening(&era.caps) != 0 {
+            return Err(unknown());
+        }
     }
+    drop(catalog);
     access::admit(server, &carrier, &item.requirement, unknown)?;
     let mut arguments = view.arguments.unwrap_or_else(|| Value::Object(Map::new()));
     #[cfg(feature = "http")]
