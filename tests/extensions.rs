@@ -730,3 +730,143 @@ async fn an_extension_hides_tools_from_the_clients_it_picks() {
         ["stable"]
     );
 }
+
+/// `examples/search` (a third party's extension, `com.example/search`) as a user runs it:
+/// over stdio, or over HTTP on a free port.
+async fn search_example(http: bool) -> (Option<tokio::process::Child>, Vec<Client>) {
+    let mut clients = Vec::new();
+    if http {
+        let port = tests::free_port();
+        let child = tokio::process::Command::new(tests::example_binary("search"))
+            .args(["http", "--bind", &format!("127.0.0.1:{port}")])
+            .env("RUST_LOG", "warn")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        tests::listening(([127, 0, 0, 1], port).into()).await;
+        let url = format!("http://127.0.0.1:{port}/mcp");
+        clients.push(Client::builder().connect_http(&url).await.unwrap());
+        clients.push(
+            Client::builder()
+                .legacy(ProtocolVersion::V2025_11_25)
+                .connect_http(&url)
+                .await
+                .unwrap(),
+        );
+        return (Some(child), clients);
+    }
+    for legacy in [false, true] {
+        let mut command = tokio::process::Command::new(tests::example_binary("search"));
+        command.arg("stdio").env("RUST_LOG", "warn");
+        let builder = Client::builder();
+        let builder = if legacy {
+            builder.legacy(ProtocolVersion::V2025_11_25)
+        } else {
+            builder
+        };
+        clients.push(builder.connect_stdio(command).await.unwrap());
+    }
+    (None, clients)
+}
+
+#[tokio::test]
+async fn the_example_extension_is_served_over_both_transports_in_both_eras() {
+    for http in [false, true] {
+        let (_child, clients) = search_example(http).await;
+        for client in &clients {
+            let era = (http, client.protocol_version());
+            // Declared, with its settings.
+            let declared = client.server_capabilities().unwrap().extensions.clone();
+            assert_eq!(
+                declared.unwrap()["com.example/search"],
+                json!({"maxLimit": 50}),
+                "{era:?}"
+            );
+            // Its request, typed both ways.
+            let found = client
+                .request("com.example/search", json!({"query": "RUST", "limit": 2}))
+                .await
+                .unwrap();
+            let ids: Vec<&str> = found["matches"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m["id"].as_str().unwrap())
+                .collect();
+            assert_eq!(ids, ["rust-book", "async-book"], "{era:?} {found}");
+            assert_eq!(found["truncated"], true, "{era:?}");
+            let refused = client
+                .request("com.example/search", json!({"query": "rust", "limit": 0}))
+                .await
+                .unwrap_err();
+            assert_eq!(
+                refused.rpc().map(|e| e.code),
+                Some(-32602),
+                "{era:?} {refused}"
+            );
+            let malformed = client
+                .request("com.example/search", json!({"limit": 1}))
+                .await
+                .unwrap_err();
+            assert_eq!(malformed.rpc().map(|e| e.code), Some(-32602), "{era:?}");
+        }
+        // Its notification, heard (the tool shows what was selected on this server).
+        let client = &clients[0];
+        client
+            .notify("com.example/search/selected", json!({"id": "mcp-spec"}))
+            .await
+            .unwrap();
+        let mut heard = false;
+        for _ in 0..100 {
+            let selected = client.call_tool("selected", json!({})).await.unwrap();
+            if selected.structured_content == Some(json!({"result": ["mcp-spec"]})) {
+                heard = true;
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        assert!(heard, "the notification was not heard (http: {http})");
+        // Its listen filter field: a document added is announced to a modern listener.
+        let mut listen = client
+            .listen(json!({"searchesChanged": true}))
+            .await
+            .unwrap();
+        let ack = listen.next().await.unwrap();
+        assert!(ack.get("error").is_none(), "{ack}");
+        client
+            .call_tool("add_document", json!({"id": "x", "title": "Rust gateways"}))
+            .await
+            .unwrap();
+        let changed = tokio::time::timeout(std::time::Duration::from_secs(10), listen.next())
+            .await
+            .expect("searchesChanged announced")
+            .unwrap();
+        assert_eq!(
+            changed["method"],
+            "notifications/com.example/search/changed"
+        );
+    }
+
+    // A server without the extension: the method does not exist there.
+    let (_quickstart, running) = {
+        let port = tests::free_port();
+        let child = tokio::process::Command::new(tests::example_binary("quickstart"))
+            .args(["http", "--bind", &format!("127.0.0.1:{port}")])
+            .env("RUST_LOG", "warn")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        tests::listening(([127, 0, 0, 1], port).into()).await;
+        (child, format!("http://127.0.0.1:{port}/mcp"))
+    };
+    let plain = Client::builder().connect_http(&running).await.unwrap();
+    let e = plain
+        .request("com.example/search", json!({"query": "rust"}))
+        .await
+        .unwrap_err();
+    assert_eq!(e.rpc().map(|e| e.code), Some(-32601), "{e}");
+}
