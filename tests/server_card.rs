@@ -2,7 +2,8 @@
 //! against the extension's schema (vendored in `mcp-framework/tests/spec/server-card/`), in
 //! step with `server/discover`, with its media type, open CORS, caching and `ETag` / `304`;
 //! the AI Catalog at `/.well-known/ai-catalog.json` pointing at it; public URLs; the build
-//! errors of a card the schema would refuse; `inspect --card` of `everything`.
+//! errors of a card the schema would refuse; `inspect --card` of `everything`; and `curl`
+//! revalidating it with `If-None-Match` as a user would.
 
 use mcp_framework::{Server, ServerCard};
 use serde_json::{Value, json};
@@ -260,4 +261,61 @@ fn everything_shows_its_card_on_the_command_line() {
     assert_conforms("server-card", "ServerCard", &card);
     assert_eq!(card["name"], "io.github.mcp-framework/everything");
     assert_eq!(card["title"], "Everything");
+}
+
+/// `curl ARGS…`'s standard output (the real curl, as a user fetches the card).
+fn curl(args: &[&str]) -> String {
+    let out = std::process::Command::new("curl")
+        .args(["--silent", "--show-error", "--max-time", "10"])
+        .args(args)
+        .output()
+        .expect("curl is installed (Debian: apt-get install curl)");
+    assert!(
+        out.status.success(),
+        "curl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[tokio::test]
+async fn curl_revalidates_the_card_with_if_none_match() {
+    let running = wire::start(notes(ServerCard::new("com.example/notes"))).await;
+    let card_url = format!("{}/server-card", running.url);
+    let url = card_url.clone();
+    // Off the runtime: curl blocks.
+    let (headers, revalidated, stale) = tokio::task::spawn_blocking(move || {
+        let headers = curl(&["--dump-header", "-", "--output", "/dev/null", &url]);
+        let etag = headers
+            .lines()
+            .find_map(|l| {
+                let (name, value) = l.split_once(':')?;
+                name.eq_ignore_ascii_case("etag")
+                    .then(|| value.trim().to_owned())
+            })
+            .expect("an ETag header");
+        let code = |tag: &str| {
+            curl(&[
+                "--output",
+                "/dev/null",
+                "--write-out",
+                "%{http_code}",
+                "--header",
+                &format!("If-None-Match: {tag}"),
+                &url,
+            ])
+        };
+        (headers, code(&etag), code("\"something-else\""))
+    })
+    .await
+    .unwrap();
+    assert!(headers.starts_with("HTTP/1.1 200"), "{headers}");
+    assert!(
+        headers
+            .to_ascii_lowercase()
+            .contains("content-type: application/mcp-server-card+json"),
+        "{headers}"
+    );
+    assert_eq!(revalidated, "304");
+    assert_eq!(stale, "200");
 }
