@@ -731,22 +731,28 @@ async fn an_extension_hides_tools_from_the_clients_it_picks() {
     );
 }
 
+/// The example binary `name` serving HTTP on a free port (killed when dropped), and its
+/// endpoint's URL, once it answers.
+async fn example_http(name: &str) -> (tokio::process::Child, String) {
+    let port = tests::free_port();
+    let child = tokio::process::Command::new(tests::example_binary(name))
+        .args(["http", "--bind", &format!("127.0.0.1:{port}")])
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    tests::listening(([127, 0, 0, 1], port).into()).await;
+    (child, format!("http://127.0.0.1:{port}/mcp"))
+}
+
 /// `examples/search` (a third party's extension, `com.example/search`) as a user runs it:
 /// over stdio, or over HTTP on a free port.
 async fn search_example(http: bool) -> (Option<tokio::process::Child>, Vec<Client>) {
     let mut clients = Vec::new();
     if http {
-        let port = tests::free_port();
-        let child = tokio::process::Command::new(tests::example_binary("search"))
-            .args(["http", "--bind", &format!("127.0.0.1:{port}")])
-            .env("RUST_LOG", "warn")
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .unwrap();
-        tests::listening(([127, 0, 0, 1], port).into()).await;
-        let url = format!("http://127.0.0.1:{port}/mcp");
+        let (child, url) = example_http("search").await;
         clients.push(Client::builder().connect_http(&url).await.unwrap());
         clients.push(
             Client::builder()
@@ -850,19 +856,7 @@ async fn the_example_extension_is_served_over_both_transports_in_both_eras() {
     }
 
     // A server without the extension: the method does not exist there.
-    let (_quickstart, running) = {
-        let port = tests::free_port();
-        let child = tokio::process::Command::new(tests::example_binary("quickstart"))
-            .args(["http", "--bind", &format!("127.0.0.1:{port}")])
-            .env("RUST_LOG", "warn")
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .unwrap();
-        tests::listening(([127, 0, 0, 1], port).into()).await;
-        (child, format!("http://127.0.0.1:{port}/mcp"))
-    };
+    let (_quickstart, running) = example_http("quickstart").await;
     let plain = Client::builder().connect_http(&running).await.unwrap();
     let e = plain
         .request("com.example/search", json!({"query": "rust"}))
