@@ -765,6 +765,57 @@ async fn an_upstreams_skills_are_served_through_the_gateway() {
 }
 
 #[tokio::test]
+async fn an_upstream_whose_items_require_scopes_has_its_skills_not_forwarded() {
+    // The skills methods name skill URIs, which have no item here whose scopes could be
+    // checked: an upstream whose items require scopes keeps its skills behind them. The
+    // gateway does not declare the extension, answers its methods as unknown, and the
+    // skill files stay resources that require the upstream's scopes.
+    let (_everything, direct) = tests::everything(&[]).await;
+    let upstream = Client::builder().connect_http(&direct.url).await.unwrap();
+    let listed = upstream.request("skills/list", json!({})).await.unwrap();
+    let skill_md = listed["skills"][0]["uri"].as_str().unwrap().to_owned();
+    let gateway = mcp_framework::Server::builder()
+        .name("gateway")
+        .proxy(
+            "ev",
+            mcp_framework::proxy::Upstream::http(&direct.url).scopes(["skills:read"]),
+        )
+        .await
+        .unwrap()
+        .build()
+        .unwrap();
+    let running = tests::wire::start(gateway).await;
+    let client = Client::builder().connect_http(&running.url).await.unwrap();
+    let extensions = client.server_capabilities().unwrap().extensions.clone();
+    assert!(
+        extensions
+            .as_ref()
+            .is_none_or(|e| !e.contains_key("io.modelcontextprotocol/skills")),
+        "{extensions:?}"
+    );
+    for (method, params) in [
+        ("skills/list", json!({})),
+        ("skills/get", json!({"uri": skill_md})),
+        ("resources/directory/read", json!({"uri": skill_md})),
+    ] {
+        let e = client.request(method, params).await.unwrap_err();
+        assert_eq!(e.rpc().map(|e| e.code), Some(-32601), "{method}: {e}");
+    }
+    // The file itself is a proxied resource, behind the upstream's scopes (this caller,
+    // without a principal, has none).
+    let e = client
+        .request("resources/read", json!({"uri": skill_md}))
+        .await
+        .unwrap_err();
+    assert!(!e.to_string().is_empty());
+    let read = upstream
+        .request("resources/read", json!({"uri": skill_md}))
+        .await
+        .unwrap();
+    assert!(read["contents"][0]["text"].is_string(), "{read}");
+}
+
+#[tokio::test]
 async fn an_upstream_that_cannot_start_stops_the_gateway_with_its_name() {
     let output = Command::new(example_binary("gateway"))
         .args([
