@@ -7,8 +7,16 @@
 //!
 //! Tools: `echo(text)`, `add(a, b) -> {sum}` and 100 filler tools `tool_000`…`tool_099`
 //! taking `s: String, n: i64, f: bool` and returning `"ok"`.
+//!
+//! For `scripts/bench realistic`, the same workloads the peers serve: `records() ->
+//! {records}` (470 records, a 64 KiB structured result checked against its output
+//! schema), the resource `bench://blob` (1 MiB of text), and `BENCH_EXTRA_TOOLS=N` more
+//! tools `extra_0000`… sharing one handler and one schema (897 make a list of 1,000).
 
-use mcp_framework::{Server, tool};
+use std::sync::LazyLock;
+
+use mcp_framework::protocol::JsonObject;
+use mcp_framework::{CallToolResult, Content, Server, ToolDefinition, ToolSet, resource, tool};
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -71,11 +79,86 @@ filler!(
     tool_099
 );
 
+/// A customer record.
+#[derive(Clone, Serialize, JsonSchema)]
+struct Record {
+    id: u32,
+    name: String,
+    email: String,
+    tags: Vec<String>,
+    score: f64,
+    active: bool,
+}
+
+/// Customer records.
+#[derive(Serialize, JsonSchema)]
+struct Records {
+    records: Vec<Record>,
+}
+
+/// The records `records` answers with: 470 of them, about 64 KiB of JSON. (The peers
+/// build the same ones.)
+static RECORDS: LazyLock<Vec<Record>> = LazyLock::new(|| {
+    (0..470)
+        .map(|i| Record {
+            id: i,
+            name: format!("Customer {i:04}"),
+            email: format!("customer{i:04}@example.com"),
+            tags: vec![
+                "retail".into(),
+                format!("region-{}", i % 7),
+                "newsletter".into(),
+            ],
+            score: f64::from(i) * 1.5,
+            active: i % 3 != 0,
+        })
+        .collect()
+});
+
+/// Lists the customer records.
+#[tool]
+fn records() -> Records {
+    Records {
+        records: RECORDS.clone(),
+    }
+}
+
+/// 1 MiB of text.
+static BLOB: LazyLock<String> = LazyLock::new(|| "0123456789abcdef".repeat(65_536));
+
+/// A 1 MiB text document.
+#[resource(uri = "bench://blob", mime = "text/plain", name = "blob")]
+fn blob() -> String {
+    BLOB.clone()
+}
+
+/// `BENCH_EXTRA_TOOLS` more tools, one handler and one schema shared among them.
+fn extra_tools() -> ToolSet {
+    let count: usize = std::env::var("BENCH_EXTRA_TOOLS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    let schema: JsonObject = serde_json::from_value(serde_json::json!({
+        "type": "object",
+        "properties": {"s": {"type": "string"}, "n": {"type": "integer"}, "f": {"type": "boolean"}},
+        "required": ["s", "n", "f"]
+    }))
+    .expect("an object");
+    (0..count).fold(ToolSet::new(), |set, i| {
+        set.with_fn(
+            ToolDefinition::new(format!("extra_{i:04}"), schema.clone())
+                .description("A filler tool: it exists to make the tool list realistically long."),
+            |_, _| async { Ok(CallToolResult::success(vec![Content::text("ok")])) },
+        )
+    })
+}
+
 #[tokio::main]
 async fn main() -> Result<(), mcp_framework::Error> {
     Server::builder()
         .name("bench")
         .version(env!("CARGO_PKG_VERSION"))
+        .add_tools(extra_tools())
         .run()
         .await
 }

@@ -313,7 +313,8 @@ def main():
         s.add_argument("--label", help="name of the server (with a single --server CMD)")
         s.add_argument("--server", required=True, action="append",
                        help="command line ('{port}' is replaced for http), or NAME=CMD; repeatable")
-        s.add_argument("--method", default="tools/call", choices=["tools/call", "tools/list"])
+        s.add_argument("--method", default="tools/call",
+                       choices=["tools/call", "tools/list", "records", "resources/read"])
         s.add_argument("--seconds", type=int, default=10)
         s.add_argument("--reps", type=int, default=3)
         s.add_argument("--pin", default="off,split", help="comma list of off, split, same")

@@ -3,6 +3,9 @@
 
   peers.py startup --server NAME=CMD ... [--reps 10] [--init] --out startup.csv
   peers.py report --startup startup.csv --http http.csv --baseline NAME --ours NAME > peers.md
+  peers.py ratios realistic.csv --ours NAME          (per workload: ours ÷ each peer, peak RSS)
+  peers.py churn --driver churn_load --server NAME=CMD ... [--reps 2] [--conc 32] [--seconds 8]
+                 --out churn.csv                     (legacy session churn, table on stdout)
 
 startup: for each repetition, every server in turn (interleaved): spawn CMD (stdio), write one
 `tools/list` request (MCP 2026-07-28, `_meta` in the request, the harness's
@@ -27,7 +30,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from matrix import wait_idle  # noqa: E402
+from matrix import kv, proc_kb, start_server, stop_server, wait_idle, wait_port  # noqa: E402
 
 INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
@@ -179,6 +182,96 @@ def report(a):
     print("\n".join(lines))
 
 
+def ratios(a):
+    """Per workload and concurrency: this framework's req/s over each peer's, and each
+    server's peak RSS (medians over the valid runs, else over all runs, marked *)."""
+    with open(a.csv) as f:
+        rows = list(csv.DictReader(f))
+    groups, every = {}, {}
+    for r in rows:
+        key = (r["method"], int(r["conc"]), r["label"])
+        every.setdefault(key, []).append(r)
+        if r["valid"] == "1":
+            groups.setdefault(key, []).append(r)
+    med = lambda rs, k: statistics.median(float(r[k]) for r in rs)
+    labels = list(dict.fromkeys(r["label"] for r in rows))
+    peers = [n for n in labels if n != a.ours]
+    lines = ["", "## Ratios", "",
+             f"\"{a.ours} ÷ peer\": this framework's median req/s over the peer's (above 1: ours "
+             "is faster); peak RSS is each server's VmHWM during the run (median).", "",
+             "| workload | conc | " + " | ".join(f"{a.ours} ÷ {p}" for p in peers) + " | peak RSS "
+             + " / ".join(labels) + " |",
+             "|---|---:|" + "---:|" * len(peers) + "---:|"]
+    for method in dict.fromkeys(r["method"] for r in rows):
+        for conc in sorted({int(r["conc"]) for r in rows if r["method"] == method}):
+            pick = lambda n: groups.get((method, conc, n)) or every.get((method, conc, n))
+            ours = pick(a.ours)
+            cells = []
+            for p in peers:
+                theirs = pick(p)
+                cells.append(f"{med(ours, 'rps') / med(theirs, 'rps'):.2f}×" if ours and theirs else "–")
+            rss = " / ".join(f"{med(pick(n), 'peak_rss_kb') / 1024:.1f}" if pick(n) else "–"
+                             for n in labels)
+            lines.append(f"| {method} | {conc} | " + " | ".join(cells) + f" | {rss} MiB |")
+    print("\n".join(lines))
+
+
+def churn(a):
+    """Legacy session churn: every repetition, each server in turn (interleaved) on CPU 0,
+    started afresh with BENCH_LEGACY_SESSIONS=1, and the churn_load driver on CPU 1 for
+    --seconds; sessions a second and the server's peak RSS (VmHWM) and RSS at the end
+    (what the DELETEd sessions left behind)."""
+    fields = ["label", "rep", "conc", "sessions", "rate", "errors", "p50_ms", "p99_ms",
+              "peak_rss_kb", "rss_kb"]
+    env = dict(os.environ, BENCH_LEGACY_SESSIONS="1")
+    rows = []
+    with open(a.out, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        w.writeheader()
+        for rep in range(a.reps):
+            for name, cmd in servers(a.server):
+                wait_idle(a.max_idle_wait)
+                os.environ["BENCH_LEGACY_SESSIONS"] = "1"
+                srv = start_server(cmd.format(port=a.port), "split")
+                try:
+                    wait_port(a.port, srv)
+                    out = subprocess.run(
+                        ["taskset", "-c", "1", a.driver, "--url", f"http://127.0.0.1:{a.port}/mcp",
+                         "--conc", str(a.conc), "--seconds", str(a.seconds)],
+                        env=env, check=True, capture_output=True, text=True,
+                        timeout=a.seconds + 60)
+                    r = kv(out.stdout.strip().splitlines()[-1])
+                    row = dict(label=name, rep=rep, conc=a.conc, sessions=r["sessions"],
+                               rate=r["rate"], errors=r["errors"], p50_ms=r["p50_ms"],
+                               p99_ms=r["p99_ms"], peak_rss_kb=proc_kb(srv.pid, "VmHWM:"),
+                               rss_kb=proc_kb(srv.pid, "VmRSS:"))
+                    if out.stderr.strip():
+                        print(f"{name}: {out.stderr.strip()}", file=sys.stderr)
+                finally:
+                    stop_server(srv)
+                    del os.environ["BENCH_LEGACY_SESSIONS"]
+                w.writerow(row)
+                f.flush()
+                rows.append(row)
+                print(f"churn {name} rep={rep} rate={row['rate']} errors={row['errors']}",
+                      file=sys.stderr, flush=True)
+    by = {}
+    for r in rows:
+        by.setdefault(r["label"], []).append(r)
+    med = lambda rs, k: statistics.median(float(r[k]) for r in rs)
+    ours = by.get(a.ours)
+    lines = ["", f"## Legacy session churn (initialize → notifications/initialized → tools/call "
+             f"→ DELETE), {a.conc} workers, {a.seconds} s, median of {a.reps}", "",
+             "| server | sessions/s | ours ÷ this | p50 | p99 | errors | peak RSS | RSS at the end |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for name, rs in by.items():
+        ratio = f"{med(ours, 'rate') / med(rs, 'rate'):.2f}×" if ours and med(rs, "rate") else "–"
+        lines.append(f"| {name} | {med(rs, 'rate'):,.0f} | {ratio} | {med(rs, 'p50_ms'):.2f} ms "
+                     f"| {med(rs, 'p99_ms'):.2f} ms | {sum(int(r['errors']) for r in rs)} "
+                     f"| {med(rs, 'peak_rss_kb') / 1024:.1f} MiB | {med(rs, 'rss_kb') / 1024:.1f} MiB |")
+    print("\n".join(lines))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -193,8 +286,21 @@ def main():
     r.add_argument("--http")
     r.add_argument("--baseline", required=True)
     r.add_argument("--ours", required=True)
+    c = sub.add_parser("churn")
+    c.add_argument("--server", action="append", required=True, help="NAME=CMD with {port}; repeatable")
+    c.add_argument("--driver", required=True, help="the churn_load binary")
+    c.add_argument("--ours", required=True)
+    c.add_argument("--reps", type=int, default=2)
+    c.add_argument("--conc", type=int, default=32)
+    c.add_argument("--seconds", type=float, default=8)
+    c.add_argument("--port", type=int, default=18090)
+    c.add_argument("--max-idle-wait", type=float, default=5)
+    c.add_argument("--out", required=True)
+    q = sub.add_parser("ratios")
+    q.add_argument("csv")
+    q.add_argument("--ours", required=True)
     a = ap.parse_args()
-    (startup if a.cmd == "startup" else report)(a)
+    {"startup": startup, "report": report, "ratios": ratios, "churn": churn}[a.cmd](a)
 
 
 if __name__ == "__main__":

@@ -37,6 +37,37 @@ pub struct Sum {
     pub sum: f64,
 }
 
+/// A customer record (`records` of `bench-rmcp`, for `scripts/bench realistic`).
+#[derive(Clone, Serialize, JsonSchema)]
+pub struct Record {
+    pub id: u32,
+    pub name: String,
+    pub email: String,
+    pub tags: Vec<String>,
+    pub score: f64,
+    pub active: bool,
+}
+
+/// Customer records.
+#[derive(Serialize, JsonSchema)]
+pub struct Records {
+    pub records: Vec<Record>,
+}
+
+/// The 470 records of `records` (about 64 KiB of JSON), the same as `examples/bench`'s.
+pub fn records() -> Vec<Record> {
+    (0..470)
+        .map(|i| Record {
+            id: i,
+            name: format!("Customer {i:04}"),
+            email: format!("customer{i:04}@example.com"),
+            tags: vec!["retail".into(), format!("region-{}", i % 7), "newsletter".into()],
+            score: f64::from(i) * 1.5,
+            active: i % 3 != 0,
+        })
+        .collect()
+}
+
 /// What both servers say of themselves: tools, and the name `bench`.
 pub fn server_config() -> ServerConfig {
     ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
@@ -62,8 +93,11 @@ where
             running.waiting().await?;
         }
         ["http", "--bind", addr] => {
+            // `BENCH_LEGACY_SESSIONS=1` (`scripts/bench realistic`'s session churn): the
+            // sessions of 2025-11-25 clients (`initialize`, `Mcp-Session-Id`, `DELETE`).
+            let legacy = std::env::var_os("BENCH_LEGACY_SESSIONS").is_some();
             let config = StreamableHttpServerConfig::default()
-                .with_legacy_session_mode(false)
+                .with_legacy_session_mode(legacy)
                 .with_json_response(true)
                 .with_sse_keep_alive(None);
             let service: StreamableHttpService<S, LocalSessionManager> =

@@ -9,6 +9,9 @@
 //!
 //! Tools: `echo(text)`, `add(a, b) -> {sum}` (structured output, with an output schema) and 100
 //! filler tools `tool_000`…`tool_099` taking `s: String, n: i64, f: bool` and returning `"ok"`.
+//! For `scripts/bench realistic`, as `examples/bench`: `records() -> {records}` (470
+//! records, 64 KiB), the resource `bench://blob` (1 MiB of text), and `BENCH_EXTRA_TOOLS=N`
+//! more tools `extra_0000`… (one handler, one schema).
 //!
 //! Configuration, chosen as the best rmcp 3.11 does for this workload:
 //! - The `ToolRouter` (102 routes, their JSON schemas) is built once, at start, and shared
@@ -26,15 +29,20 @@
 
 use std::sync::{Arc, LazyLock};
 
-use bench_peer_rmcp::{AddArgs, EchoArgs, Sum, serve, server_config};
+use bench_peer_rmcp::{AddArgs, EchoArgs, Record, Records, Sum, serve};
 use rmcp::{
-    Json, ServerHandler,
+    ErrorData, Json, RoleServer, ServerHandler,
     handler::server::{
         common::schema_for_type,
         router::tool::{ToolRoute, ToolRouter},
         wrapper::Parameters,
     },
-    model::{ServerConfig, Tool},
+    model::{
+        Implementation, ListResourcesResult, PaginatedRequestParams,
+        ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+        ResourceContents, ServerCapabilities, ServerConfig, Tool,
+    },
+    service::RequestContext,
     tool, tool_handler, tool_router,
 };
 use schemars::JsonSchema;
@@ -68,8 +76,23 @@ static ROUTER: LazyLock<Arc<ToolRouter<Bench>>> = LazyLock::new(|| {
         );
         router.add_route(ToolRoute::new(attr, filler));
     }
+    let extra: usize = std::env::var("BENCH_EXTRA_TOOLS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    for i in 0..extra {
+        let attr = Tool::new(
+            format!("extra_{i:04}"),
+            "A filler tool: it exists to make the tool list realistically long.",
+            schema.clone(),
+        );
+        router.add_route(ToolRoute::new(attr, filler));
+    }
     Arc::new(router)
 });
+
+static RECORDS: LazyLock<Vec<Record>> = LazyLock::new(bench_peer_rmcp::records);
+static BLOB: LazyLock<String> = LazyLock::new(|| "0123456789abcdef".repeat(65_536));
 
 fn filler(Parameters(args): Parameters<FillerArgs>) -> String {
     let _ = args;
@@ -91,12 +114,47 @@ impl Bench {
             sum: args.a + args.b,
         })
     }
+
+    /// Lists the customer records.
+    #[tool]
+    fn records(&self) -> Json<Records> {
+        Json(Records {
+            records: RECORDS.clone(),
+        })
+    }
 }
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Bench {
     fn get_info(&self) -> ServerConfig {
-        server_config()
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .build(),
+        )
+        .with_server_info(Implementation::new("bench", env!("CARGO_PKG_VERSION")))
+    }
+
+    async fn list_resources(
+        &self,
+        _: Option<PaginatedRequestParams>,
+        _: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let blob = Resource::new("bench://blob", "blob");
+        Ok(ListResourcesResult::with_all_items(vec![blob]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        if request.uri != "bench://blob" {
+            return Err(ErrorData::resource_not_found("no such resource", None));
+        }
+        let contents = ResourceContents::text(BLOB.clone(), "bench://blob");
+        Ok(ReadResourceResult::new(vec![contents]).into())
     }
 }
 

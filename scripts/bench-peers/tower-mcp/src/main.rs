@@ -9,6 +9,9 @@
 //!
 //! Tools: `echo(text)`, `add(a, b) -> {sum}` (structured output, with an output schema) and 100
 //! filler tools `tool_000`…`tool_099` taking `s: String, n: i64, f: bool` and returning `"ok"`.
+//! For `scripts/bench realistic`, as `examples/bench`: `records() -> {records}` (470
+//! records, 64 KiB), the resource `bench://blob` (1 MiB of text), and `BENCH_EXTRA_TOOLS=N`
+//! more tools `extra_0000`….
 //!
 //! Configuration, chosen as the best tower-mcp 0.25 does for this workload:
 //! - Features `http` and `protocol-2026-07-28` only (no `schema-validation`: this framework's
@@ -28,9 +31,13 @@
 //! - Tokio multi-threaded runtime (the default of `#[tokio::main]`), as in `examples/bench`.
 //! - Release profile identical to the workspace's (fat LTO, one codegen unit).
 
+use std::sync::LazyLock;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tower_mcp::{BoxError, CallToolResult, McpRouter, StdioTransport, ToolBuilder};
+use tower_mcp::{
+    BoxError, CallToolResult, McpRouter, ResourceBuilder, StdioTransport, ToolBuilder,
+};
 use tower_mcp::transport::http::HttpTransport;
 
 #[derive(Deserialize, JsonSchema)]
@@ -64,6 +71,40 @@ struct FillerArgs {
     f: bool,
 }
 
+/// A customer record.
+#[derive(Clone, Serialize, JsonSchema)]
+struct Record {
+    id: u32,
+    name: String,
+    email: String,
+    tags: Vec<String>,
+    score: f64,
+    active: bool,
+}
+
+/// Customer records.
+#[derive(Serialize, JsonSchema)]
+struct Records {
+    records: Vec<Record>,
+}
+
+/// The 470 records of `records` (about 64 KiB of JSON), the same as `examples/bench`'s.
+static RECORDS: LazyLock<Vec<Record>> = LazyLock::new(|| {
+    (0..470)
+        .map(|i| Record {
+            id: i,
+            name: format!("Customer {i:04}"),
+            email: format!("customer{i:04}@example.com"),
+            tags: vec!["retail".into(), format!("region-{}", i % 7), "newsletter".into()],
+            score: f64::from(i) * 1.5,
+            active: i % 3 != 0,
+        })
+        .collect()
+});
+
+#[derive(Deserialize, JsonSchema)]
+struct NoArgs {}
+
 fn router() -> McpRouter {
     let echo = ToolBuilder::new("echo")
         .description("Echoes the text back.")
@@ -90,7 +131,32 @@ fn router() -> McpRouter {
             .build();
         router = router.tool(filler);
     }
-    router
+    let extra: usize = std::env::var("BENCH_EXTRA_TOOLS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    for i in 0..extra {
+        let filler = ToolBuilder::new(format!("extra_{i:04}"))
+            .description("A filler tool: it exists to make the tool list realistically long.")
+            .handler(|args: FillerArgs| async move {
+                let _ = args;
+                Ok(CallToolResult::text("ok"))
+            })
+            .build();
+        router = router.tool(filler);
+    }
+    let records = ToolBuilder::new("records")
+        .description("Lists the customer records.")
+        .output_schema_for::<Records>()
+        .handler(|_: NoArgs| async move {
+            CallToolResult::from_serialize(&Records { records: RECORDS.clone() })
+        })
+        .build();
+    let blob = ResourceBuilder::new("bench://blob")
+        .name("blob")
+        .mime_type("text/plain")
+        .text("0123456789abcdef".repeat(65_536));
+    router.tool(records).resource(blob)
 }
 
 #[tokio::main]
