@@ -483,6 +483,9 @@ done
         "no notifications/cancelled reached the server"
     );
     client.close().await;
+    if let Some(dir) = seen.parent() {
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }
 
 /// Hands the server its instructions through its environment, as an extension that
