@@ -35,6 +35,22 @@ async fn gateway(upstreams: &[String]) -> (Child, String) {
     (child, format!("http://127.0.0.1:{port}/mcp"))
 }
 
+/// A gateway in this process, `builder` (a name, a state key…) with `upstream` proxied as
+/// `prefix`, served over HTTP.
+async fn in_process(
+    builder: mcp_framework::ServerBuilder,
+    prefix: &str,
+    upstream: mcp_framework::proxy::Upstream,
+) -> tests::wire::Running {
+    let gateway = builder
+        .proxy(prefix, upstream)
+        .await
+        .unwrap()
+        .build()
+        .unwrap();
+    tests::wire::start(gateway).await
+}
+
 /// `ev=stdio:<everything> stdio`.
 fn everything_upstream(name: &str) -> String {
     format!(
@@ -658,18 +674,13 @@ async fn reaches(count: &std::sync::atomic::AtomicUsize, n: usize) -> bool {
 #[tokio::test]
 async fn a_slow_upstream_times_out_and_cancellations_reach_it() {
     let cancelled = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let gateway = mcp_framework::Server::builder()
-        .name("gateway")
-        .proxy(
-            "up",
-            mcp_framework::proxy::Upstream::server(sleepy_upstream(cancelled.clone()))
-                .timeout(Duration::from_millis(300)),
-        )
-        .await
-        .unwrap()
-        .build()
-        .unwrap();
-    let running = tests::wire::start(gateway).await;
+    let running = in_process(
+        mcp_framework::Server::builder().name("gateway"),
+        "up",
+        mcp_framework::proxy::Upstream::server(sleepy_upstream(cancelled.clone()))
+            .timeout(Duration::from_millis(300)),
+    )
+    .await;
     let client = Client::builder().connect_http(&running.url).await.unwrap();
     let quick = client
         .call_tool("up_sleepy", json!({"ms": 10}))
@@ -774,17 +785,12 @@ async fn an_upstream_whose_items_require_scopes_has_its_skills_not_forwarded() {
     let upstream = Client::builder().connect_http(&direct.url).await.unwrap();
     let listed = upstream.request("skills/list", json!({})).await.unwrap();
     let skill_md = listed["skills"][0]["uri"].as_str().unwrap().to_owned();
-    let gateway = mcp_framework::Server::builder()
-        .name("gateway")
-        .proxy(
-            "ev",
-            mcp_framework::proxy::Upstream::http(&direct.url).scopes(["skills:read"]),
-        )
-        .await
-        .unwrap()
-        .build()
-        .unwrap();
-    let running = tests::wire::start(gateway).await;
+    let running = in_process(
+        mcp_framework::Server::builder().name("gateway"),
+        "ev",
+        mcp_framework::proxy::Upstream::http(&direct.url).scopes(["skills:read"]),
+    )
+    .await;
     let client = Client::builder().connect_http(&running.url).await.unwrap();
     let extensions = client.server_capabilities().unwrap().extensions.clone();
     assert!(
@@ -1124,18 +1130,14 @@ async fn survey_gateway(
     upstream: mcp_framework::Server,
     key: &mcp_framework::StateKey,
 ) -> tests::wire::Running {
-    let gateway = mcp_framework::Server::builder()
-        .name("gateway")
-        .state_key(key.clone())
-        .proxy(
-            "up",
-            mcp_framework::proxy::Upstream::server(upstream).legacy(ProtocolVersion::V2025_11_25),
-        )
-        .await
-        .unwrap()
-        .build()
-        .unwrap();
-    tests::wire::start(gateway).await
+    in_process(
+        mcp_framework::Server::builder()
+            .name("gateway")
+            .state_key(key.clone()),
+        "up",
+        mcp_framework::proxy::Upstream::server(upstream).legacy(ProtocolVersion::V2025_11_25),
+    )
+    .await
 }
 
 /// A round of a 2026-07-28 caller (with the elicitation capability) calling `up_survey`

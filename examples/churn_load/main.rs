@@ -52,6 +52,21 @@ fn parse_args() -> Args {
 
 const VERSION: &str = "2025-11-25";
 
+/// Sends one step of a session; `Err` names the step.
+async fn send(step: &str, request: reqwest::RequestBuilder) -> Result<reqwest::Response, String> {
+    request.send().await.map_err(|e| format!("{step}: {e}"))
+}
+
+/// Reads a step's body, which must carry a JSON-RPC `result`.
+async fn result(step: &str, response: reqwest::Response) -> Result<(), String> {
+    let body = response.text().await.map_err(|e| format!("{step}: {e}"))?;
+    if body.contains("\"result\"") {
+        Ok(())
+    } else {
+        Err(format!("{step}: {body:.200}"))
+    }
+}
+
 /// One session from `initialize` to `DELETE`; `Err` says which step went wrong.
 async fn session(http: &reqwest::Client, url: &str) -> Result<(), String> {
     let initialize = json!({
@@ -59,36 +74,20 @@ async fn session(http: &reqwest::Client, url: &str) -> Result<(), String> {
         "params": {"protocolVersion": VERSION, "capabilities": {},
                    "clientInfo": {"name": "churn_load", "version": "1"}}
     });
-    let response = http
-        .post(url)
-        .json(&initialize)
-        .send()
-        .await
-        .map_err(|e| format!("initialize: {e}"))?;
+    let response = send("initialize", http.post(url).json(&initialize)).await?;
     let id = response
         .headers()
         .get("mcp-session-id")
         .cloned()
         .ok_or("initialize: no Mcp-Session-Id")?;
-    let body = response
-        .text()
-        .await
-        .map_err(|e| format!("initialize: {e}"))?;
-    if !body.contains("\"result\"") {
-        return Err(format!("initialize: {body:.200}"));
-    }
+    result("initialize", response).await?;
     let mut headers = HeaderMap::new();
     headers.insert("mcp-session-id", id);
     headers.insert("mcp-protocol-version", HeaderValue::from_static(VERSION));
+
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    let status = http
-        .post(url)
-        .headers(headers.clone())
-        .json(&initialized)
-        .send()
-        .await
-        .map_err(|e| format!("initialized: {e}"))?
-        .status();
+    let request = http.post(url).headers(headers.clone()).json(&initialized);
+    let status = send("initialized", request).await?.status();
     if status.as_u16() != 202 {
         return Err(format!("initialized: HTTP {status}"));
     }
@@ -96,25 +95,10 @@ async fn session(http: &reqwest::Client, url: &str) -> Result<(), String> {
         "jsonrpc": "2.0", "id": 2, "method": "tools/call",
         "params": {"name": "add", "arguments": {"a": 1, "b": 2}}
     });
-    let body = http
-        .post(url)
-        .headers(headers.clone())
-        .json(&call)
-        .send()
-        .await
-        .map_err(|e| format!("tools/call: {e}"))?
-        .text()
-        .await
-        .map_err(|e| format!("tools/call: {e}"))?;
-    if !body.contains("\"result\"") {
-        return Err(format!("tools/call: {body:.200}"));
-    }
-    let status = http
-        .delete(url)
-        .headers(headers)
-        .send()
-        .await
-        .map_err(|e| format!("DELETE: {e}"))?
+    let request = http.post(url).headers(headers.clone()).json(&call);
+    result("tools/call", send("tools/call", request).await?).await?;
+    let status = send("DELETE", http.delete(url).headers(headers))
+        .await?
         .status();
     if !status.is_success() {
         return Err(format!("DELETE: HTTP {status}"));

@@ -223,7 +223,8 @@ def churn(a):
     (what the DELETEd sessions left behind)."""
     fields = ["label", "rep", "conc", "sessions", "rate", "errors", "p50_ms", "p99_ms",
               "peak_rss_kb", "rss_kb"]
-    env = dict(os.environ, BENCH_LEGACY_SESSIONS="1")
+    # Every server started below inherits it (rmcp serves sessions only when asked).
+    os.environ["BENCH_LEGACY_SESSIONS"] = "1"
     rows = []
     with open(a.out, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields)
@@ -231,14 +232,13 @@ def churn(a):
         for rep in range(a.reps):
             for name, cmd in servers(a.server):
                 wait_idle(a.max_idle_wait)
-                os.environ["BENCH_LEGACY_SESSIONS"] = "1"
                 srv = start_server(cmd.format(port=a.port), "split")
                 try:
                     wait_port(a.port, srv)
                     out = subprocess.run(
                         ["taskset", "-c", "1", a.driver, "--url", f"http://127.0.0.1:{a.port}/mcp",
                          "--conc", str(a.conc), "--seconds", str(a.seconds)],
-                        env=env, check=True, capture_output=True, text=True,
+                        check=True, capture_output=True, text=True,
                         timeout=a.seconds + 60)
                     r = kv(out.stdout.strip().splitlines()[-1])
                     row = dict(label=name, rep=rep, conc=a.conc, sessions=r["sessions"],
@@ -249,7 +249,6 @@ def churn(a):
                         print(f"{name}: {out.stderr.strip()}", file=sys.stderr)
                 finally:
                     stop_server(srv)
-                    del os.environ["BENCH_LEGACY_SESSIONS"]
                 w.writerow(row)
                 f.flush()
                 rows.append(row)

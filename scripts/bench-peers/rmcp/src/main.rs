@@ -68,21 +68,17 @@ struct Bench {
 static ROUTER: LazyLock<Arc<ToolRouter<Bench>>> = LazyLock::new(|| {
     let mut router = Bench::tool_router();
     let schema = schema_for_type::<FillerArgs>();
-    for i in 0..100 {
-        let attr = Tool::new(
-            format!("tool_{i:03}"),
-            "A filler tool: it exists to make the tool list realistically long.",
-            schema.clone(),
-        );
-        router.add_route(ToolRoute::new(attr, filler));
-    }
+    // The 100 fillers, then `BENCH_EXTRA_TOOLS` more, all the same tool.
     let extra: usize = std::env::var("BENCH_EXTRA_TOOLS")
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(0);
-    for i in 0..extra {
+    let names = (0..100)
+        .map(|i| format!("tool_{i:03}"))
+        .chain((0..extra).map(|i| format!("extra_{i:04}")));
+    for name in names {
         let attr = Tool::new(
-            format!("extra_{i:04}"),
+            name,
             "A filler tool: it exists to make the tool list realistically long.",
             schema.clone(),
         );

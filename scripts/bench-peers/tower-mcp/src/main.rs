@@ -121,22 +121,16 @@ fn router() -> McpRouter {
         .server_info("bench", env!("CARGO_PKG_VERSION"))
         .tool(echo)
         .tool(add);
-    for i in 0..100 {
-        let filler = ToolBuilder::new(format!("tool_{i:03}"))
-            .description("A filler tool: it exists to make the tool list realistically long.")
-            .handler(|args: FillerArgs| async move {
-                let _ = args;
-                Ok(CallToolResult::text("ok"))
-            })
-            .build();
-        router = router.tool(filler);
-    }
+    // The 100 fillers, then `BENCH_EXTRA_TOOLS` more, all the same tool.
     let extra: usize = std::env::var("BENCH_EXTRA_TOOLS")
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(0);
-    for i in 0..extra {
-        let filler = ToolBuilder::new(format!("extra_{i:04}"))
+    let names = (0..100)
+        .map(|i| format!("tool_{i:03}"))
+        .chain((0..extra).map(|i| format!("extra_{i:04}")));
+    for name in names {
+        let filler = ToolBuilder::new(name)
             .description("A filler tool: it exists to make the tool list realistically long.")
             .handler(|args: FillerArgs| async move {
                 let _ = args;
